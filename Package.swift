@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "Visage",
+  platforms: [.macOS(.v13), .iOS(.v16)],
+  products: [
+    .library(name: "VisageRuntime", targets: ["VisageRuntime"]),
+    .library(name: "VisageTFLite", targets: ["VisageTFLite"]),
+    .executable(name: "visage", targets: ["visage"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+  ],
+  targets: [
+    // MARK: System libraries
+
+    // OpenBLAS's cblas on Linux; Apple platforms use Accelerate instead (see GEMM.swift).
+    .systemLibrary(
+      name: "CBLAS", pkgConfig: "openblas",
+      providers: [.apt(["libopenblas-dev"])]),
+    .systemLibrary(
+      name: "CPNG", pkgConfig: "libpng",
+      providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+    .systemLibrary(
+      name: "CJPEG", pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+
+    // MARK: Libraries
+
+    // Maths on raw float buffers: no graphs, no file formats.
+    .target(
+      name: "VisageKernels",
+      dependencies: [
+        .target(name: "CBLAS", condition: .when(platforms: [.linux])),
+        .product(name: "RealModule", package: "swift-numerics"),
+      ],
+      linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+    // Graphs, operators, memory planning and the interpreter: no file formats.
+    .target(name: "VisageRuntime", dependencies: ["VisageKernels"]),
+    // .task bundles and .tflite flatbuffers turned into runtime graphs.
+    .target(name: "VisageTFLite", dependencies: ["VisageRuntime"]),
+
+    // MARK: Executables
+
+    .executableTarget(
+      name: "visage",
+      dependencies: [
+        "VisageTFLite", "VisageRuntime",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+
+    // MARK: Tests
+
+    .target(
+      name: "VisageTestSupport", dependencies: ["VisageRuntime"], path: "Tests/VisageTestSupport"),
+    .testTarget(
+      name: "VisageKernelsTests", dependencies: ["VisageKernels", "VisageTestSupport"]),
+    .testTarget(
+      name: "VisageTFLiteTests",
+      dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
+    .testTarget(
+      name: "VisageRuntimeTests",
+      dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
+  ]
+)

@@ -1,0 +1,65 @@
+/// NumPy-style broadcasting of two shapes, resolved to per-dimension strides.
+///
+/// Shapes are aligned at their last dimension; a dimension of 1 repeats. A broadcast input
+/// gets stride 0 along the dimensions it repeats in, so one index walk serves every case.
+public struct Broadcast: Hashable, Sendable {
+  /// The shape of the result.
+  public let outputShape: [Int]
+  /// Element strides of the left input along each output dimension (0 where repeated).
+  public let lhsStrides: [Int]
+  /// Element strides of the right input along each output dimension (0 where repeated).
+  public let rhsStrides: [Int]
+
+  /// Resolves the broadcast, or returns nil when a dimension pair is neither equal nor 1.
+  public init?(lhs: [Int], rhs: [Int]) {
+    let rank = max(lhs.count, rhs.count)
+    let a = Array(repeating: 1, count: rank - lhs.count) + lhs
+    let b = Array(repeating: 1, count: rank - rhs.count) + rhs
+    var shape = [Int](repeating: 1, count: rank)
+    for d in 0..<rank {
+      guard a[d] == b[d] || a[d] == 1 || b[d] == 1 else { return nil }
+      shape[d] = a[d] == 1 ? b[d] : a[d]
+    }
+    outputShape = shape
+    lhsStrides = Broadcast.strides(of: a, in: shape)
+    rhsStrides = Broadcast.strides(of: b, in: shape)
+  }
+
+  /// Number of output values.
+  public var count: Int { outputShape.reduce(1, *) }
+
+  private static func strides(of dims: [Int], in shape: [Int]) -> [Int] {
+    var strides = [Int](repeating: 0, count: dims.count)
+    var step = 1
+    for d in stride(from: dims.count - 1, through: 0, by: -1) {
+      strides[d] = dims[d] == 1 && shape[d] != 1 ? 0 : step
+      step *= dims[d]
+    }
+    return strides
+  }
+
+  /// Calls `body(outer, lhsOffset, rhsOffset)` for every position of the dimensions before
+  /// the last, in row-major order; `outer` counts those positions from 0.
+  @inlinable public func forEachRow(_ body: (Int, Int, Int) -> Void) {
+    let rank = outputShape.count
+    guard rank > 1 else { return body(0, 0, 0) }
+    var index = [Int](repeating: 0, count: rank - 1)
+    var lhs = 0
+    var rhs = 0
+    let rows = outputShape.dropLast().reduce(1, *)
+    for row in 0..<rows {
+      body(row, lhs, rhs)
+      var d = rank - 2
+      while d >= 0 {
+        index[d] += 1
+        lhs += lhsStrides[d]
+        rhs += rhsStrides[d]
+        if index[d] < outputShape[d] { break }
+        lhs -= lhsStrides[d] * outputShape[d]
+        rhs -= rhsStrides[d] * outputShape[d]
+        index[d] = 0
+        d -= 1
+      }
+    }
+  }
+}

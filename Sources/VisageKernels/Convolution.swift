@@ -1,0 +1,102 @@
+/// Regular 2-D convolution in NHWC with OHWI filters.
+///
+/// The optimized path is one GEMM: a 1×1, stride-1, unpadded convolution multiplies the input
+/// directly; any other shape first gathers patches into a planned im2col buffer.
+public enum Convolution {}
+
+/// A convolution prepared once: weights copied, scratch allocated, ready to run many times.
+public final class ConvolutionPlan: @unchecked Sendable {
+  /// The shape this plan was made for.
+  public let geometry: ConvolutionGeometry
+  private let filter: UnsafeMutableBufferPointer<Float>
+  private let bias: UnsafeMutableBufferPointer<Float>
+  private let clamp: Clamp
+  /// im2col rows (one per output pixel), empty when the input can be multiplied in place.
+  private let patches: UnsafeMutableBufferPointer<Float>
+
+  /// Whether the input itself is the GEMM's left matrix (1×1, stride 1, no padding).
+  public var isPointwise: Bool {
+    geometry.filterHeight == 1 && geometry.filterWidth == 1 && geometry.strideHeight == 1
+      && geometry.strideWidth == 1 && geometry.padTop == 0 && geometry.padLeft == 0
+  }
+
+  /// Copies the OHWI `filter` and optional `bias` and allocates the patch buffer.
+  public init(
+    _ geometry: ConvolutionGeometry, filter: UnsafeBufferPointer<Float>,
+    bias: UnsafeBufferPointer<Float>?, clamp: Clamp
+  ) {
+    precondition(filter.count == geometry.output.channels * geometry.patchSize)
+    self.geometry = geometry
+    self.clamp = clamp
+    self.filter = .allocate(capacity: filter.count)
+    _ = self.filter.initialize(from: filter)
+    self.bias = .allocate(capacity: geometry.output.channels)
+    if let bias {
+      _ = self.bias.initialize(from: bias)
+    } else {
+      self.bias.initialize(repeating: 0)
+    }
+    let pointwise =
+      geometry.filterHeight == 1 && geometry.filterWidth == 1 && geometry.strideHeight == 1
+      && geometry.strideWidth == 1 && geometry.padTop == 0 && geometry.padLeft == 0
+    let patchCount = pointwise ? 0 : geometry.output.batch * geometry.output.height
+      * geometry.output.width * geometry.patchSize
+    self.patches = .allocate(capacity: patchCount)
+    self.patches.initialize(repeating: 0)
+  }
+
+  deinit {
+    filter.deallocate()
+    bias.deallocate()
+    patches.deallocate()
+  }
+
+  /// Runs the convolution: `input` holds `geometry.input.count` values, `output` receives
+  /// `geometry.output.count`.
+  public func run(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+    let g = geometry
+    let rows = g.output.batch * g.output.height * g.output.width
+    let k = g.patchSize
+    let a: UnsafePointer<Float>
+    if isPointwise {
+      a = input
+    } else {
+      gatherPatches(input)
+      a = UnsafePointer(patches.baseAddress!)
+    }
+    GEMM.multiply(
+      m: rows, n: g.output.channels, k: k, a: a, lda: k,
+      b: filter.baseAddress!, ldb: k, transposeB: true, c: output, ldc: g.output.channels)
+    Elementwise.addBiasAndClamp(
+      output, rows: rows, channels: g.output.channels,
+      bias: UnsafePointer(bias.baseAddress!), clamp: clamp)
+  }
+
+  /// im2col: one row of kh·kw·cin values per output pixel, zeros where the window leaves
+  /// the image, in the same (fy, fx, c) order as an OHWI filter row.
+  private func gatherPatches(_ input: UnsafePointer<Float>) {
+    let g = geometry
+    let cin = g.input.channels
+    var row = patches.baseAddress!
+    for b in 0..<g.output.batch {
+      for outY in 0..<g.output.height {
+        let originY = outY * g.strideHeight - g.padTop
+        for outX in 0..<g.output.width {
+          let originX = outX * g.strideWidth - g.padLeft
+          for fy in 0..<g.filterHeight {
+            let inY = originY + g.dilationHeight * fy
+            for fx in 0..<g.filterWidth {
+              let inX = originX + g.dilationWidth * fx
+              if inY >= 0, inY < g.input.height, inX >= 0, inX < g.input.width {
+                row.update(from: input + g.input.offset(b, inY, inX, 0), count: cin)
+              } else {
+                row.update(repeating: 0, count: cin)
+              }
+              row += cin
+            }
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,61 @@
+#if canImport(Accelerate)
+  import Accelerate
+#else
+  import CBLAS
+#endif
+
+/// Single-precision matrix multiplication; the only file that talks to BLAS.
+///
+/// All matrices are row-major. `multiply` computes C = A·Bᵀ (B stored as N×K, the layout of
+/// TFLite's OHWI convolution filters) or C = A·B (B stored as K×N).
+public enum GEMM {
+  /// Computes `c[m×n] = a[m×k] · op(b)` with BLAS, overwriting `c`.
+  ///
+  /// - Parameters:
+  ///   - transposeB: true when `b` is stored N×K (C = A·Bᵀ), false when K×N.
+  public static func multiply(
+    m: Int, n: Int, k: Int,
+    a: UnsafePointer<Float>, lda: Int,
+    b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
+    c: UnsafeMutablePointer<Float>, ldc: Int
+  ) {
+    guard m > 0, n > 0 else { return }
+    guard k > 0 else {
+      for row in 0..<m { (c + row * ldc).update(repeating: 0, count: n) }
+      return
+    }
+    cblas_sgemm(
+      CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+      Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), 0, c, Int32(ldc))
+  }
+
+  /// The naive twin of `multiply`, accumulating in k order like TFLite's reference conv.
+  public static func multiplyReference(
+    m: Int, n: Int, k: Int,
+    a: UnsafePointer<Float>, lda: Int,
+    b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
+    c: UnsafeMutablePointer<Float>, ldc: Int
+  ) {
+    for i in 0..<m {
+      for j in 0..<n {
+        var sum: Float = 0
+        for p in 0..<k {
+          sum += a[i * lda + p] * (transposeB ? b[j * ldb + p] : b[p * ldb + j])
+        }
+        c[i * ldc + j] = sum
+      }
+    }
+  }
+
+  /// Sets how many threads BLAS may use; 1 keeps every kernel on the calling thread.
+  ///
+  /// The OpenBLAS pthread build otherwise starts one thread per core, which costs more than
+  /// it gains on the small matrices of these models unless asked for.
+  public static func setThreadCount(_ count: Int) {
+    #if canImport(Accelerate)
+      // Accelerate chooses its own threading; nothing to set.
+    #else
+      openblas_set_num_threads(Int32(max(1, count)))
+    #endif
+  }
+}

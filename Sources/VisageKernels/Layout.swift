@@ -1,0 +1,108 @@
+/// Kernels that only move values: strided copies (transpose, strided slice), padding and
+/// concatenation. Each has one implementation, which is its own reference.
+public enum Layout {
+  /// Row-major element strides of `shape`.
+  public static func strides(_ shape: [Int]) -> [Int] {
+    var strides = [Int](repeating: 1, count: shape.count)
+    var step = 1
+    for d in stride(from: shape.count - 1, through: 0, by: -1) {
+      strides[d] = step
+      step *= shape[d]
+    }
+    return strides
+  }
+
+  /// Writes `output` in row-major order of `outputShape`, reading the input at
+  /// `base + Σ index[d]·inputStrides[d]`.
+  ///
+  /// A transpose permutes the input's strides; a strided slice scales them and moves `base`.
+  public static func stridedCopy(
+    _ input: UnsafePointer<Float>, base: Int, inputStrides: [Int], outputShape: [Int],
+    output: UnsafeMutablePointer<Float>
+  ) {
+    let rank = outputShape.count
+    guard rank > 0 else {
+      output[0] = input[base]
+      return
+    }
+    let n = outputShape[rank - 1]
+    let step = inputStrides[rank - 1]
+    let rows = outputShape.dropLast().reduce(1, *)
+    guard n > 0, rows > 0 else { return }
+    var index = [Int](repeating: 0, count: rank)
+    var offset = base
+    var out = output
+    for _ in 0..<rows {
+      if step == 1 {
+        out.update(from: input + offset, count: n)
+      } else {
+        for i in 0..<n { out[i] = input[offset + i * step] }
+      }
+      out += n
+      var d = rank - 2
+      while d >= 0 {
+        index[d] += 1
+        offset += inputStrides[d]
+        if index[d] < outputShape[d] { break }
+        offset -= inputStrides[d] * outputShape[d]
+        index[d] = 0
+        d -= 1
+      }
+    }
+  }
+
+  /// Copies the input into the middle of an output grown by `paddings[d]` = (before, after)
+  /// along each dimension, filling the rest with `value` (TFLite's PAD and PADV2).
+  public static func pad(
+    _ input: UnsafePointer<Float>, shape: [Int], paddings: [(before: Int, after: Int)],
+    value: Float, output: UnsafeMutablePointer<Float>
+  ) {
+    let outputShape = zip(shape, paddings).map { $0 + $1.before + $1.after }
+    output.update(repeating: value, count: outputShape.reduce(1, *))
+    guard shape.allSatisfy({ $0 > 0 }) else { return }
+    let outputStrides = strides(outputShape)
+    let base = zip(paddings, outputStrides).reduce(0) { $0 + $1.0.before * $1.1 }
+    // Write the input through the output's strides: the inverse of a strided read.
+    let rank = shape.count
+    guard rank > 0 else {
+      output[0] = input[0]
+      return
+    }
+    let n = shape[rank - 1]
+    var index = [Int](repeating: 0, count: rank)
+    var offset = base
+    var source = input
+    for _ in 0..<shape.dropLast().reduce(1, *) {
+      (output + offset).update(from: source, count: n)
+      source += n
+      var d = rank - 2
+      while d >= 0 {
+        index[d] += 1
+        offset += outputStrides[d]
+        if index[d] < shape[d] { break }
+        offset -= outputStrides[d] * shape[d]
+        index[d] = 0
+        d -= 1
+      }
+    }
+  }
+
+  /// Joins inputs along `axis`: for each position before the axis, each input's block of
+  /// `shape[axis]·inner` values in turn.
+  public static func concatenate(
+    _ inputs: [(pointer: UnsafePointer<Float>, shape: [Int])], axis: Int,
+    output: UnsafeMutablePointer<Float>
+  ) {
+    guard let first = inputs.first else { return }
+    let outer = first.shape[..<axis].reduce(1, *)
+    let inner = first.shape[(axis + 1)...].reduce(1, *)
+    var out = output
+    for o in 0..<outer {
+      for input in inputs {
+        let block = input.shape[axis] * inner
+        out.update(from: input.pointer + o * block, count: block)
+        out += block
+      }
+    }
+  }
+}

@@ -1,0 +1,63 @@
+/// Bilinear resizing of NHWC images, as TFLite's RESIZE_BILINEAR.
+public enum Resampling {
+  /// Where output coordinates land in the input.
+  public struct Options: Hashable, Sendable {
+    /// Map corner pixel centres onto corner pixel centres.
+    public var alignCorners: Bool
+    /// Sample at pixel centres (x + 0.5) rather than pixel corners.
+    public var halfPixelCenters: Bool
+
+    /// Creates resize options; both false is TFLite's default.
+    public init(alignCorners: Bool = false, halfPixelCenters: Bool = false) {
+      self.alignCorners = alignCorners
+      self.halfPixelCenters = halfPixelCenters
+    }
+  }
+
+  /// TFLite's reference bilinear resize (reference_ops::ResizeBilinear), including its
+  /// clamping of the lower source index at 0 and the upper at size - 1.
+  public static func bilinearReference(
+    input: UnsafePointer<Float>, _ inputShape: NHWC, options: Options,
+    output: UnsafeMutablePointer<Float>, _ outputShape: NHWC
+  ) {
+    let heightScale = scale(inputShape.height, outputShape.height, options)
+    let widthScale = scale(inputShape.width, outputShape.width, options)
+    for b in 0..<inputShape.batch {
+      for y in 0..<outputShape.height {
+        let (inputY, y0, y1) = source(y, heightScale, options, inputShape.height)
+        for x in 0..<outputShape.width {
+          let (inputX, x0, x1) = source(x, widthScale, options, inputShape.width)
+          let dy = inputY - Float(y0)
+          let dx = inputX - Float(x0)
+          for c in 0..<inputShape.channels {
+            let interpolated =
+              input[inputShape.offset(b, y0, x0, c)] * (1 - dy) * (1 - dx)
+              + input[inputShape.offset(b, y1, x0, c)] * dy * (1 - dx)
+              + input[inputShape.offset(b, y0, x1, c)] * (1 - dy) * dx
+              + input[inputShape.offset(b, y1, x1, c)] * dy * dx
+            output[outputShape.offset(b, y, x, c)] = interpolated
+          }
+        }
+      }
+    }
+  }
+
+  private static func scale(_ inputSize: Int, _ outputSize: Int, _ options: Options) -> Float {
+    if options.alignCorners && outputSize > 1 {
+      return Float(inputSize - 1) / Float(outputSize - 1)
+    }
+    return Float(inputSize) / Float(outputSize)
+  }
+
+  /// TFLite's `ComputeInterpolationValues`: the unclamped source coordinate and the two
+  /// clamped source indices around it.
+  private static func source(
+    _ value: Int, _ scale: Float, _ options: Options, _ inputSize: Int
+  ) -> (Float, Int, Int) {
+    let scaled =
+      options.halfPixelCenters ? (Float(value) + 0.5) * scale - 0.5 : Float(value) * scale
+    let lower = max(Int(scaled.rounded(.down)), 0)
+    let upper = min(Int(scaled.rounded(.up)), inputSize - 1)
+    return (scaled, lower, upper)
+  }
+}

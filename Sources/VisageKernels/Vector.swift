@@ -1,0 +1,27 @@
+/// Unaligned eight-lane loads and stores, the one vector shape the optimized kernels use.
+///
+/// Kernels write `a * b + c` rather than `addingProduct`: on baseline x86-64 the latter
+/// becomes a libm `fmaf` call per lane.
+public typealias Vector = SIMD8<Float>
+
+extension UnsafePointer where Pointee == Float {
+  /// Loads eight floats starting at `offset`, with no alignment requirement.
+  @inlinable @inline(__always)
+  public func vector(at offset: Int) -> Vector {
+    UnsafeRawPointer(self + offset).loadUnaligned(as: Vector.self)
+  }
+}
+
+extension UnsafeMutablePointer where Pointee == Float {
+  /// Loads eight floats starting at `offset`, with no alignment requirement.
+  @inlinable @inline(__always)
+  public func vector(at offset: Int) -> Vector {
+    UnsafeRawPointer(self + offset).loadUnaligned(as: Vector.self)
+  }
+
+  /// Stores eight floats starting at `offset`, with no alignment requirement.
+  @inlinable @inline(__always)
+  public func store(_ value: Vector, at offset: Int) {
+    UnsafeMutableRawPointer(self + offset).storeBytes(of: value, as: Vector.self)
+  }
+}

@@ -1,0 +1,29 @@
+/// Float storage with a stable address, freed when the last reference goes.
+///
+/// The interpreter keeps constants and its activation arena in these so that prepared
+/// steps can hold plain pointers into them.
+public final class ConstantBuffer: @unchecked Sendable {
+  /// The first value.
+  public let pointer: UnsafeMutablePointer<Float>
+  /// Number of values.
+  public let count: Int
+
+  /// Allocates `count` zeros.
+  public init(zeros count: Int) {
+    self.count = count
+    pointer = .allocate(capacity: max(count, 1))
+    pointer.initialize(repeating: 0, count: max(count, 1))
+  }
+
+  /// Allocates a copy of `values`.
+  public init(copying values: [Float]) {
+    self.count = values.count
+    pointer = .allocate(capacity: max(values.count, 1))
+    pointer.initialize(repeating: 0, count: max(values.count, 1))
+    if !values.isEmpty {
+      values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: $0.count) }
+    }
+  }
+
+  deinit { pointer.deallocate() }
+}

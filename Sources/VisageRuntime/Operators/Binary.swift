@@ -1,0 +1,58 @@
+import VisageKernels
+
+/// A broadcasting two-input operator: ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, PRELU.
+public struct Binary: Operator {
+  /// The function applied to each pair of values.
+  public var function: BinaryFunction
+  /// The fused activation.
+  public var clamp: Clamp
+
+  /// Creates the operator for `function` followed by `clamp`.
+  public init(_ function: BinaryFunction, clamp: Clamp = .none) {
+    self.function = function
+    self.clamp = clamp
+  }
+
+  public var name: String {
+    switch function {
+    case .add: "ADD"
+    case .subtract: "SUB"
+    case .multiply: "MUL"
+    case .divide: "DIV"
+    case .squaredDifference: "SQUARED_DIFFERENCE"
+    case .prelu: "PRELU"
+    case .maximum: "MAXIMUM"
+    case .minimum: "MINIMUM"
+    }
+  }
+
+  func broadcast(_ inputs: [Shape]) throws(RuntimeError) -> Broadcast {
+    guard inputs.count == 2 else { throw .invalidOperator("\(name) takes two inputs, got \(inputs.count)") }
+    guard let broadcast = Broadcast(lhs: inputs[0].dimensions, rhs: inputs[1].dimensions) else {
+      throw .invalidOperator("\(name) cannot broadcast \(inputs[0]) with \(inputs[1])")
+    }
+    return broadcast
+  }
+
+  public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
+    Shape(try broadcast(inputs).outputShape)
+  }
+
+  public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
+    let broadcast = try broadcast(context.inputShapes)
+    let lhs = context.inputs[0]
+    let rhs = context.inputs[1]
+    let output = context.output
+    let (function, clamp) = (function, clamp)
+    switch context.implementation {
+    case .reference:
+      return {
+        Elementwise.reference(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
+      }
+    case .optimized:
+      return {
+        Elementwise.optimized(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
+      }
+    }
+  }
+}

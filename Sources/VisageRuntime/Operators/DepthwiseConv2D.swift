@@ -1,0 +1,99 @@
+import VisageKernels
+
+/// TFLite's DEPTHWISE_CONV_2D: one filter per input channel (times a depth multiplier).
+public struct DepthwiseConv2D: Operator {
+  /// How the window treats the border.
+  public var padding: Padding
+  /// Step between output rows.
+  public var strideHeight: Int
+  /// Step between output columns.
+  public var strideWidth: Int
+  /// Step between filter taps along rows.
+  public var dilationHeight: Int
+  /// Step between filter taps along columns.
+  public var dilationWidth: Int
+  /// The fused activation.
+  public var clamp: Clamp
+
+  /// Creates a depthwise convolution; the multiplier follows from the filter's shape.
+  public init(
+    padding: Padding, strideHeight: Int, strideWidth: Int, dilationHeight: Int = 1,
+    dilationWidth: Int = 1, clamp: Clamp = .none
+  ) {
+    self.padding = padding
+    self.strideHeight = strideHeight
+    self.strideWidth = strideWidth
+    self.dilationHeight = dilationHeight
+    self.dilationWidth = dilationWidth
+    self.clamp = clamp
+  }
+
+  public var name: String { "DEPTHWISE_CONV_2D" }
+
+  /// The kernel geometry for these input shapes, or an error saying what does not fit.
+  public func geometry(_ inputs: [Shape]) throws(RuntimeError) -> ConvolutionGeometry {
+    guard inputs.count == 2 || inputs.count == 3 else {
+      throw .invalidOperator("\(name) takes input, filter and optional bias, got \(inputs.count) inputs")
+    }
+    let x = inputs[0]
+    let filter = inputs[1]
+    guard x.rank == 4, filter.rank == 4, filter[0] == 1 else {
+      throw .invalidOperator("\(name) needs a rank-4 input and a [1, h, w, c] filter, got \(x) and \(filter)")
+    }
+    guard x[3] > 0, filter[3] % x[3] == 0 else {
+      throw .invalidOperator("\(name) filter channels \(filter[3]) are not a multiple of input channels \(x[3])")
+    }
+    if inputs.count == 3, inputs[2].count != filter[3] {
+      throw .invalidOperator("\(name) bias \(inputs[2]) does not match \(filter[3]) output channels")
+    }
+    try checkWindow(
+      name, strideHeight, strideWidth, dilationHeight, dilationWidth, filter[1], filter[2])
+    let g = ConvolutionGeometry(
+      input: NHWC(batch: x[0], height: x[1], width: x[2], channels: x[3]),
+      outputChannels: filter[3], filterHeight: filter[1], filterWidth: filter[2],
+      strideHeight: strideHeight, strideWidth: strideWidth, dilationHeight: dilationHeight,
+      dilationWidth: dilationWidth, padding: padding)
+    guard g.output.height > 0, g.output.width > 0 else {
+      throw .invalidOperator("\(name) window \(filter) is larger than the input \(x)")
+    }
+    return g
+  }
+
+  public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
+    let g = try geometry(inputs)
+    return [g.output.batch, g.output.height, g.output.width, g.output.channels]
+  }
+
+  public func multiplyAdds(_ inputs: [Shape]) -> Int {
+    guard let g = try? geometry(inputs) else { return 0 }
+    return g.output.count * g.filterHeight * g.filterWidth
+  }
+
+  public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
+    let g = try geometry(context.inputShapes)
+    _ = try context.constant(1, "\(name) filter")
+    let input = context.inputs[0]
+    let filter = context.inputs[1]
+    let output = context.output
+    let clamp = clamp
+    let hasBias = context.inputShapes.count == 3
+    switch context.implementation {
+    case .reference:
+      let bias = hasBias ? context.inputs[2] : nil
+      return {
+        DepthwiseConvolution.reference(
+          g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
+      }
+    case .optimized:
+      // The optimized kernel always reads a bias; give it zeros when the model has none.
+      let zeros = hasBias ? nil : ConstantBuffer(zeros: g.output.channels)
+      let bias = zeros.map { UnsafePointer($0.pointer) } ?? context.inputs[2]
+      return {
+        withExtendedLifetime(zeros) {
+          DepthwiseConvolution.optimized(
+            g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import VisageRuntime
+import VisageTFLite
+
+struct Bench: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Time each bundled model: warm-up, then timed runs; min, median and p90.",
+    discussion: """
+      Build with -c release. Examples:
+        swift run -c release visage bench
+        swift run -c release visage bench --threads 2 --only face_landmarks_detector --profile
+      For LiteRT side by side in the same run: python3 Benchmarks/compare.py
+      """)
+
+  @Option(help: "Threads for BLAS.")
+  var threads = 1
+
+  @Option(help: "Timed runs per item.")
+  var iterations = 200
+
+  @Option(help: "Untimed runs before timing.")
+  var warmup = 20
+
+  @Option(help: "Measure only this item (repeatable): \(BundledWeights.modelNames.joined(separator: ", ")).")
+  var only: [String] = []
+
+  @Option(help: "json or text (text on a terminal).")
+  var output: OutputFormat?
+
+  @Flag(help: "Also print time per operator type for each model.")
+  var profile = false
+
+  func validate() throws {
+    guard threads >= 1, iterations >= 1, warmup >= 0 else {
+      throw ValidationError("--threads and --iterations must be at least 1, --warmup at least 0")
+    }
+    for name in only where !BundledWeights.modelNames.contains(name) {
+      throw ValidationError("unknown item '\(name)'; known: \(BundledWeights.modelNames.joined(separator: ", "))")
+    }
+  }
+
+  func run() throws {
+    let format = output ?? .automatic
+    GEMM.setThreadCount(threads)
+    let names = only.isEmpty ? BundledWeights.modelNames : only
+    if format == .text {
+      print("threads \(threads), iterations \(iterations), warm-up \(warmup)")
+      print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
+    }
+    for name in names {
+      let model = try ModelSource.model(at: BundledWeights.model(named: name))
+      let interpreter = try Interpreter(model: model)
+      for i in interpreter.inputShapes.indices {
+        interpreter.withInput(i) { buffer in
+          var random = SplitMix64(seed: 42)
+          for k in buffer.indices { buffer[k] = random.nextFloat() * 2 - 1 }
+        }
+      }
+      let stats = Timing.measure(warmup: warmup, iterations: iterations) { interpreter.invoke() }
+      if format == .json {
+        print(JSON.object([
+          ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(iterations)),
+          ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
+        ]))
+      } else {
+        print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90))
+      }
+      if profile { printProfile(interpreter, name) }
+    }
+  }
+
+  /// Milliseconds per operator type, summed over `iterations` profiled runs.
+  private func printProfile(_ interpreter: Interpreter, _ name: String) {
+    var byType: [String: Double] = [:]
+    let rounds = max(1, min(iterations, 50))
+    for _ in 0..<rounds {
+      for (node, seconds) in zip(interpreter.graph.nodes, interpreter.profile()) {
+        byType[node.op.name, default: 0] += seconds * 1000 / Double(rounds)
+      }
+    }
+    let total = byType.values.reduce(0, +)
+    for (op, ms) in byType.sorted(by: { $0.value > $1.value }) {
+      print("  " + op.padding(toLength: 24, withPad: " ", startingAt: 0) + String(format: "%9.3f ms %6.1f%%", ms, 100 * ms / total))
+    }
+  }
+}
+
+/// Warm-up, then timed runs of a closure.
+enum Timing {
+  /// Minimum, median and 90th percentile, in milliseconds.
+  struct Statistics {
+    var min: Double
+    var median: Double
+    var p90: Double
+  }
+
+  static func measure(warmup: Int, iterations: Int, _ body: () -> Void) -> Statistics {
+    for _ in 0..<warmup { body() }
+    let clock = ContinuousClock()
+    var times: [Double] = []
+    times.reserveCapacity(iterations)
+    for _ in 0..<iterations {
+      let d = clock.measure(body)
+      times.append(Double(d.components.seconds) * 1e3 + Double(d.components.attoseconds) * 1e-15)
+    }
+    times.sort()
+    let p90Index = Int((0.9 * Double(times.count)).rounded(.up)) - 1
+    return Statistics(min: times[0], median: times[times.count / 2], p90: times[max(0, p90Index)])
+  }
+}
+
+/// A small, fast, seedable generator (Steele, Lea & Flood's SplitMix64) for benchmark inputs.
+struct SplitMix64 {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+  /// Uniform in [0, 1).
+  mutating func nextFloat() -> Float { Float(next() >> 40) / Float(1 << 24) }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Visage: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "visage",
+    abstract: "Face detection and face landmarks in pure Swift, and the TFLite runtime beneath them.",
+    subcommands: [Run.self, Inspect.self, Bench.self])
+}
