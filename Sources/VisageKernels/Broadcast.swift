@@ -25,6 +25,37 @@ public struct Broadcast: Hashable, Sendable {
     rhsStrides = Broadcast.strides(of: b, in: shape)
   }
 
+  /// The same broadcast with adjacent dimensions merged wherever both inputs step through
+  /// them as one run (contiguous, or both repeated), and size-1 dimensions dropped.
+  ///
+  /// Two equal shapes become one long row; [97, 64] against [97, 1] stays two dimensions.
+  public var coalesced: Broadcast {
+    var shape: [Int] = []
+    var lhs: [Int] = []
+    var rhs: [Int] = []
+    for d in outputShape.indices where outputShape[d] != 1 {
+      if let last = shape.indices.last,
+        lhs[last] == lhsStrides[d] * outputShape[d], rhs[last] == rhsStrides[d] * outputShape[d]
+      {
+        shape[last] *= outputShape[d]
+        lhs[last] = lhsStrides[d]
+        rhs[last] = rhsStrides[d]
+      } else {
+        shape.append(outputShape[d])
+        lhs.append(lhsStrides[d])
+        rhs.append(rhsStrides[d])
+      }
+    }
+    if shape.isEmpty { return Broadcast(shape: [1], lhs: [1], rhs: [1]) }
+    return Broadcast(shape: shape, lhs: lhs, rhs: rhs)
+  }
+
+  private init(shape: [Int], lhs: [Int], rhs: [Int]) {
+    outputShape = shape
+    lhsStrides = lhs
+    rhsStrides = rhs
+  }
+
   /// Number of output values.
   public var count: Int { outputShape.reduce(1, *) }
 

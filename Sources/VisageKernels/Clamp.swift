@@ -33,6 +33,6 @@ public struct Clamp: Hashable, Sendable {
 
   /// Applies the clamp to eight values at once.
   @inlinable public func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
-    x.clamped(lowerBound: SIMD8(repeating: lowerBound), upperBound: SIMD8(repeating: upperBound))
+    lanewiseMin(lanewiseMax(x, Vector(repeating: lowerBound)), Vector(repeating: upperBound))
   }
 }

@@ -11,6 +11,8 @@ public final class ConvolutionPlan: @unchecked Sendable {
   private let filter: UnsafeMutableBufferPointer<Float>
   private let bias: UnsafeMutableBufferPointer<Float>
   private let clamp: Clamp
+  /// Per-channel PReLU slopes applied after bias and clamp, when a PRELU was fused in.
+  private let slopes: UnsafeMutableBufferPointer<Float>?
   /// im2col rows (one per output pixel), empty when the input can be multiplied in place.
   private let patches: UnsafeMutableBufferPointer<Float>
 
@@ -20,14 +22,23 @@ public final class ConvolutionPlan: @unchecked Sendable {
       && geometry.strideWidth == 1 && geometry.padTop == 0 && geometry.padLeft == 0
   }
 
-  /// Copies the OHWI `filter` and optional `bias` and allocates the patch buffer.
+  /// Copies the OHWI `filter`, optional `bias` and optional PReLU `slopes` (one per output
+  /// channel) and allocates the patch buffer.
   public init(
     _ geometry: ConvolutionGeometry, filter: UnsafeBufferPointer<Float>,
-    bias: UnsafeBufferPointer<Float>?, clamp: Clamp
+    bias: UnsafeBufferPointer<Float>?, clamp: Clamp, slopes: UnsafeBufferPointer<Float>? = nil
   ) {
     precondition(filter.count == geometry.output.channels * geometry.patchSize)
+    precondition(slopes == nil || slopes!.count == geometry.output.channels)
     self.geometry = geometry
     self.clamp = clamp
+    if let slopes {
+      let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: slopes.count)
+      _ = copy.initialize(from: slopes)
+      self.slopes = copy
+    } else {
+      self.slopes = nil
+    }
     self.filter = .allocate(capacity: filter.count)
     _ = self.filter.initialize(from: filter)
     self.bias = .allocate(capacity: geometry.output.channels)
@@ -49,6 +60,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
     filter.deallocate()
     bias.deallocate()
     patches.deallocate()
+    slopes?.deallocate()
   }
 
   /// Runs the convolution: `input` holds `geometry.input.count` values, `output` receives
@@ -67,9 +79,10 @@ public final class ConvolutionPlan: @unchecked Sendable {
     GEMM.multiply(
       m: rows, n: g.output.channels, k: k, a: a, lda: k,
       b: filter.baseAddress!, ldb: k, transposeB: true, c: output, ldc: g.output.channels)
-    Elementwise.addBiasAndClamp(
+    Elementwise.addBiasAndActivate(
       output, rows: rows, channels: g.output.channels,
-      bias: UnsafePointer(bias.baseAddress!), clamp: clamp)
+      bias: UnsafePointer(bias.baseAddress!), clamp: clamp,
+      slopes: slopes.map { UnsafePointer($0.baseAddress!) })
   }
 
   /// im2col: one row of kh·kw·cin values per output pixel, zeros where the window leaves

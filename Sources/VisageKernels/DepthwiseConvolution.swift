@@ -1,63 +1,132 @@
 /// Depthwise 2-D convolution in NHWC with [1, kh, kw, channels] filters.
 ///
-/// The optimized kernel covers depth multiplier 1 (every depthwise layer in our models) with
-/// eight channels per SIMD step; other multipliers run the reference.
+/// The optimized kernel covers depth multiplier 1 (every depthwise layer in our models):
+/// eight channels per SIMD step, and for pixels whose window lies wholly inside the image
+/// the taps are precomputed pointer offsets with no bounds tests. Other multipliers run the
+/// reference.
 public enum DepthwiseConvolution {
   /// Runs the optimized kernel, falling back to the reference for multipliers other than 1.
+  ///
+  /// With `slopes`, a per-channel PReLU follows the clamp (a fused PRELU).
   public static func optimized(
     _ g: ConvolutionGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
-    bias: UnsafePointer<Float>, clamp: Clamp, output: UnsafeMutablePointer<Float>
+    bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
+    output: UnsafeMutablePointer<Float>
   ) {
     guard g.output.channels == g.input.channels else {
       reference(g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
+      if let slopes {
+        for i in 0..<g.output.count {
+          output[i] = Elementwise.prelu(output[i], slopes[i % g.output.channels])
+        }
+      }
       return
     }
     let channels = g.input.channels
-    let vectorEnd = channels & ~7
+    let taps = g.filterHeight * g.filterWidth
+    // Offsets of each tap from the window's top-left input value, in filter order.
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: taps) { tapOffsets in
+      for fy in 0..<g.filterHeight {
+        for fx in 0..<g.filterWidth {
+          tapOffsets[fy * g.filterWidth + fx] =
+            (fy * g.dilationHeight * g.input.width + fx * g.dilationWidth) * channels
+        }
+      }
+      run(g, input, filter, bias, clamp, slopes, output, tapOffsets.baseAddress!)
+    }
+  }
+
+  private static func run(
+    _ g: ConvolutionGeometry, _ input: UnsafePointer<Float>, _ filter: UnsafePointer<Float>,
+    _ bias: UnsafePointer<Float>, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?,
+    _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>
+  ) {
+    let channels = g.input.channels
+    let taps = g.filterHeight * g.filterWidth
+    let spanHeight = (g.filterHeight - 1) * g.dilationHeight
+    let spanWidth = (g.filterWidth - 1) * g.dilationWidth
     for b in 0..<g.output.batch {
       for outY in 0..<g.output.height {
         let originY = outY * g.strideHeight - g.padTop
-        // Only filter rows whose input row exists; the rest would multiply zeros.
-        let fyStart = max(0, (-originY + g.dilationHeight - 1) / g.dilationHeight)
-        let fyEnd = min(
-          g.filterHeight, (g.input.height - originY + g.dilationHeight - 1) / g.dilationHeight)
+        let rowInside = originY >= 0 && originY + spanHeight < g.input.height
         for outX in 0..<g.output.width {
           let originX = outX * g.strideWidth - g.padLeft
-          let fxStart = max(0, (-originX + g.dilationWidth - 1) / g.dilationWidth)
-          let fxEnd = min(
-            g.filterWidth, (g.input.width - originX + g.dilationWidth - 1) / g.dilationWidth)
           let out = output + g.output.offset(b, outY, outX, 0)
-          var c = 0
-          while c < vectorEnd {
-            var acc = bias.vector(at: c)
-            for fy in fyStart..<max(fyStart, fyEnd) {
-              let inY = originY + g.dilationHeight * fy
-              for fx in fxStart..<max(fxStart, fxEnd) {
-                let inX = originX + g.dilationWidth * fx
-                let x = input.vector(at: g.input.offset(b, inY, inX, c))
-                let w = filter.vector(at: (fy * g.filterWidth + fx) * channels + c)
-                acc = x * w + acc
-              }
-            }
-            out.store(clamp(acc), at: c)
-            c += 8
-          }
-          while c < channels {
-            var acc = bias[c]
-            for fy in fyStart..<max(fyStart, fyEnd) {
-              let inY = originY + g.dilationHeight * fy
-              for fx in fxStart..<max(fxStart, fxEnd) {
-                let inX = originX + g.dilationWidth * fx
-                acc =
-                  input[g.input.offset(b, inY, inX, c)]
-                  * filter[(fy * g.filterWidth + fx) * channels + c] + acc
-              }
-            }
-            out[c] = clamp(acc)
-            c += 1
+          if rowInside && originX >= 0 && originX + spanWidth < g.input.width {
+            let window = input + g.input.offset(b, originY, originX, 0)
+            interior(window, tapOffsets, taps, filter, bias, channels, clamp, slopes, out)
+          } else {
+            border(g, b, originY, originX, filter, bias, clamp, slopes, input, out)
           }
         }
       }
     }
+  }
+
+  @inline(__always)
+  private static func interior(
+    _ window: UnsafePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>, _ taps: Int,
+    _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ channels: Int, _ clamp: Clamp,
+    _ slopes: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>
+  ) {
+    var c = 0
+    while c + 8 <= channels {
+      var acc = bias.vector(at: c)
+      for k in 0..<taps {
+        acc = window.vector(at: tapOffsets[k] + c) * filter.vector(at: k * channels + c) + acc
+      }
+      out.store(activate(acc, clamp, slopes, c), at: c)
+      c += 8
+    }
+    while c < channels {
+      var acc = bias[c]
+      for k in 0..<taps { acc = window[tapOffsets[k] + c] * filter[k * channels + c] + acc }
+      out[c] = slopes.map { Elementwise.prelu(clamp(acc), $0[c]) } ?? clamp(acc)
+      c += 1
+    }
+  }
+
+  /// One output pixel whose window crosses the border: only the taps inside the image.
+  private static func border(
+    _ g: ConvolutionGeometry, _ b: Int, _ originY: Int, _ originX: Int,
+    _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: Clamp,
+    _ slopes: UnsafePointer<Float>?, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>
+  ) {
+    let channels = g.input.channels
+    let fyStart = max(0, (-originY + g.dilationHeight - 1) / g.dilationHeight)
+    let fyEnd = max(fyStart, min(g.filterHeight, (g.input.height - originY + g.dilationHeight - 1) / g.dilationHeight))
+    let fxStart = max(0, (-originX + g.dilationWidth - 1) / g.dilationWidth)
+    let fxEnd = max(fxStart, min(g.filterWidth, (g.input.width - originX + g.dilationWidth - 1) / g.dilationWidth))
+    var c = 0
+    while c + 8 <= channels {
+      var acc = bias.vector(at: c)
+      for fy in fyStart..<fyEnd {
+        for fx in fxStart..<fxEnd {
+          let x = input.vector(at: g.input.offset(b, originY + g.dilationHeight * fy, originX + g.dilationWidth * fx, c))
+          acc = x * filter.vector(at: (fy * g.filterWidth + fx) * channels + c) + acc
+        }
+      }
+      out.store(activate(acc, clamp, slopes, c), at: c)
+      c += 8
+    }
+    while c < channels {
+      var acc = bias[c]
+      for fy in fyStart..<fyEnd {
+        for fx in fxStart..<fxEnd {
+          let x = input[g.input.offset(b, originY + g.dilationHeight * fy, originX + g.dilationWidth * fx, c)]
+          acc = x * filter[(fy * g.filterWidth + fx) * channels + c] + acc
+        }
+      }
+      out[c] = slopes.map { Elementwise.prelu(clamp(acc), $0[c]) } ?? clamp(acc)
+      c += 1
+    }
+  }
+
+  @inline(__always)
+  private static func activate(
+    _ acc: Vector, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int
+  ) -> Vector {
+    guard let slopes else { return clamp(acc) }
+    return Elementwise.prelu(clamp(acc), slopes.vector(at: c))
   }
 }

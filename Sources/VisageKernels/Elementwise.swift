@@ -1,92 +1,164 @@
 /// Value-by-value kernels: unary functions, broadcasting binary functions, bias and clamp.
+///
+/// Each function gets its own loop (the closures below are inlined and specialized), so the
+/// choice of function is made once per call rather than once per value.
 public enum Elementwise {
   /// Applies `function` to `count` values, eight at a time where the function allows.
   public static func optimized(
     _ function: UnaryFunction, _ input: UnsafePointer<Float>, count: Int,
     output: UnsafeMutablePointer<Float>
   ) {
-    let vectorEnd = count & ~7
-    var i = 0
     switch function {
-    case .relu, .relu6, .negate, .squareRoot, .reciprocalSquareRoot:
-      while i < vectorEnd {
-        let x = input.vector(at: i)
-        let y: Vector
-        switch function {
-        case .relu: y = pointwiseMax(x, .zero)
-        case .relu6: y = x.clamped(lowerBound: .zero, upperBound: Vector(repeating: 6))
-        case .negate: y = -x
-        case .squareRoot: y = x.squareRoot()
-        default: y = 1 / x.squareRoot()
-        }
-        output.store(y, at: i)
-        i += 8
+    case .relu: map(input, count, output) { lanewiseMax($0, .zero) } _: { max(0, $0) }
+    case .relu6:
+      map(input, count, output) { lanewiseMin(lanewiseMax($0, .zero), Vector(repeating: 6)) } _: {
+        min(max(0, $0), 6)
       }
-    case .logistic, .tanh:
-      break
-    }
-    while i < count {
-      output[i] = function(input[i])
-      i += 1
-    }
-  }
-
-  /// Broadcasting binary op, vectorized along the last dimension whatever each input's
-  /// stride there (1, or 0 when that input repeats).
-  public static func optimized(
-    _ function: BinaryFunction, _ broadcast: Broadcast, lhs: UnsafePointer<Float>,
-    rhs: UnsafePointer<Float>, clamp: Clamp, output: UnsafeMutablePointer<Float>
-  ) {
-    let n = broadcast.outputShape.last ?? 1
-    let lhsStep = broadcast.lhsStrides.last ?? 0
-    let rhsStep = broadcast.rhsStrides.last ?? 0
-    broadcast.forEachRow { row, a, b in
-      binaryRow(
-        function, lhs + a, lhsStep, rhs + b, rhsStep, clamp, output + row * n, count: n)
+    case .negate: map(input, count, output) { -$0 } _: { -$0 }
+    case .squareRoot: map(input, count, output) { $0.squareRoot() } _: { $0.squareRoot() }
+    case .reciprocalSquareRoot: map(input, count, output) { 1 / $0.squareRoot() } _: { 1 / $0.squareRoot() }
+    case .logistic, .tanh: reference(function, input, count: count, output: output)
     }
   }
 
   @inline(__always)
-  static func binaryRow(
-    _ function: BinaryFunction, _ lhs: UnsafePointer<Float>, _ lhsStep: Int,
-    _ rhs: UnsafePointer<Float>, _ rhsStep: Int, _ clamp: Clamp,
-    _ out: UnsafeMutablePointer<Float>, count: Int
+  private static func map(
+    _ input: UnsafePointer<Float>, _ count: Int, _ output: UnsafeMutablePointer<Float>,
+    _ vector: (Vector) -> Vector, _ scalar: (Float) -> Float
   ) {
-    guard count > 0 else { return }
     var i = 0
-    let vectorEnd = count & ~7
-    let lhsSplat = Vector(repeating: lhs[0])
-    let rhsSplat = Vector(repeating: rhs[0])
-    while i < vectorEnd {
-      let a = lhsStep == 0 ? lhsSplat : lhs.vector(at: i)
-      let b = rhsStep == 0 ? rhsSplat : rhs.vector(at: i)
-      out.store(clamp(function(a, b)), at: i)
+    while i + 8 <= count {
+      output.store(vector(input.vector(at: i)), at: i)
       i += 8
     }
     while i < count {
-      out[i] = clamp(function(lhs[i * lhsStep], rhs[i * rhsStep]))
+      output[i] = scalar(input[i])
       i += 1
     }
   }
 
-  /// Adds `bias[c]` to every row's channel `c` and clamps, in place: the epilogue of a GEMM
-  /// convolution.
-  public static func addBiasAndClamp(
-    _ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int,
-    bias: UnsafePointer<Float>, clamp: Clamp
+  /// Broadcasting binary op, vectorized along the last coalesced dimension whatever each
+  /// input's stride there (1, or 0 when that input repeats).
+  public static func optimized(
+    _ function: BinaryFunction, _ broadcast: Broadcast, lhs: UnsafePointer<Float>,
+    rhs: UnsafePointer<Float>, clamp: Clamp, output: UnsafeMutablePointer<Float>
   ) {
-    let vectorEnd = channels & ~7
-    for r in 0..<rows {
-      let row = data + r * channels
-      var c = 0
-      while c < vectorEnd {
-        row.store(clamp(row.vector(at: c) + bias.vector(at: c)), at: c)
-        c += 8
+    let b = broadcast.coalesced
+    switch function {
+    case .add: apply(b, lhs, rhs, clamp, output) { $0 + $1 } _: { $0 + $1 }
+    case .subtract: apply(b, lhs, rhs, clamp, output) { $0 - $1 } _: { $0 - $1 }
+    case .multiply: apply(b, lhs, rhs, clamp, output) { $0 * $1 } _: { $0 * $1 }
+    case .divide: apply(b, lhs, rhs, clamp, output) { $0 / $1 } _: { $0 / $1 }
+    case .squaredDifference:
+      apply(b, lhs, rhs, clamp, output) { ($0 - $1) * ($0 - $1) } _: { ($0 - $1) * ($0 - $1) }
+    case .prelu:
+      apply(b, lhs, rhs, clamp, output) { $0.replacing(with: $0 * $1, where: $0 .< 0) } _: {
+        $0 >= 0 ? $0 : $0 * $1
       }
-      while c < channels {
-        row[c] = clamp(row[c] + bias[c])
-        c += 1
+    case .maximum: apply(b, lhs, rhs, clamp, output) { lanewiseMax($0, $1) } _: { max($0, $1) }
+    case .minimum: apply(b, lhs, rhs, clamp, output) { lanewiseMin($0, $1) } _: { min($0, $1) }
+    }
+  }
+
+  @inline(__always)
+  private static func apply(
+    _ broadcast: Broadcast, _ lhs: UnsafePointer<Float>, _ rhs: UnsafePointer<Float>,
+    _ clamp: Clamp, _ output: UnsafeMutablePointer<Float>,
+    _ vector: (Vector, Vector) -> Vector, _ scalar: (Float, Float) -> Float
+  ) {
+    let n = broadcast.outputShape.last!
+    let lhsStep = broadcast.lhsStrides.last!
+    let rhsStep = broadcast.rhsStrides.last!
+    // Two coalesced dimensions (a per-channel operand over pixels, say) need no index walk.
+    if broadcast.outputShape.count == 2 {
+      let (lhsRow, rhsRow) = (broadcast.lhsStrides[0], broadcast.rhsStrides[0])
+      for row in 0..<broadcast.outputShape[0] {
+        binaryRow(lhs + row * lhsRow, lhsStep, rhs + row * rhsRow, rhsStep, output + row * n, n, clamp, vector, scalar)
+      }
+      return
+    }
+    broadcast.forEachRow { row, a, b in
+      binaryRow(lhs + a, lhsStep, rhs + b, rhsStep, output + row * n, n, clamp, vector, scalar)
+    }
+  }
+
+  @inline(__always)
+  private static func binaryRow(
+    _ x: UnsafePointer<Float>, _ lhsStep: Int, _ y: UnsafePointer<Float>, _ rhsStep: Int,
+    _ out: UnsafeMutablePointer<Float>, _ n: Int, _ clamp: Clamp,
+    _ vector: (Vector, Vector) -> Vector, _ scalar: (Float, Float) -> Float
+  ) {
+    switch (lhsStep, rhsStep) {
+    case (1, 1): rowLoop(n, out, clamp, { x.vector(at: $0) }, { y.vector(at: $0) }, { scalar(x[$0], y[$0]) }, vector)
+    case (1, 0):
+      let splat = Vector(repeating: y[0])
+      rowLoop(n, out, clamp, { x.vector(at: $0) }, { _ in splat }, { scalar(x[$0], y[0]) }, vector)
+    case (0, 1):
+      let splat = Vector(repeating: x[0])
+      rowLoop(n, out, clamp, { _ in splat }, { y.vector(at: $0) }, { scalar(x[0], y[$0]) }, vector)
+    default:
+      for i in 0..<n { out[i] = clamp(scalar(x[i * lhsStep], y[i * rhsStep])) }
+    }
+  }
+
+  @inline(__always)
+  private static func rowLoop(
+    _ n: Int, _ out: UnsafeMutablePointer<Float>, _ clamp: Clamp,
+    _ left: (Int) -> Vector, _ right: (Int) -> Vector, _ scalar: (Int) -> Float,
+    _ vector: (Vector, Vector) -> Vector
+  ) {
+    var i = 0
+    if clamp.isNone {
+      while i + 8 <= n {
+        out.store(vector(left(i), right(i)), at: i)
+        i += 8
+      }
+    } else {
+      while i + 8 <= n {
+        out.store(clamp(vector(left(i), right(i))), at: i)
+        i += 8
       }
     }
+    while i < n {
+      out[i] = clamp(scalar(i))
+      i += 1
+    }
+  }
+
+  /// Row of `count` values, `function` applied with unit strides: the building block the
+  /// reductions use to add rows.
+  static func addRows(
+    _ lhs: UnsafePointer<Float>, _ rhs: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+    count: Int
+  ) {
+    rowLoop(count, out, .none, { lhs.vector(at: $0) }, { rhs.vector(at: $0) }, { lhs[$0] + rhs[$0] }, +)
+  }
+
+  /// Adds `bias[c]` to every row's channel `c` and clamps, in place: the epilogue of a GEMM
+  /// convolution. With `slopes`, a PReLU follows (x < 0 becomes x · slopes[c]), so a
+  /// CONV_2D → PRELU pair costs one pass over the output instead of two.
+  public static func addBiasAndActivate(
+    _ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int,
+    bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil
+  ) {
+    for r in 0..<rows {
+      let row = data + r * channels
+      if let slopes {
+        rowLoop(
+          channels, row, clamp,
+          { prelu(row.vector(at: $0) + bias.vector(at: $0), slopes.vector(at: $0)) },
+          { _ in .zero }, { prelu(row[$0] + bias[$0], slopes[$0]) }, +)
+      } else {
+        rowLoop(channels, row, clamp, { row.vector(at: $0) }, { bias.vector(at: $0) }, { row[$0] + bias[$0] }, +)
+      }
+    }
+  }
+
+  /// x where x ≥ 0, else x · slope (TFLite's PRELU on one value).
+  @inline(__always) static func prelu(_ x: Float, _ slope: Float) -> Float { x >= 0 ? x : x * slope }
+
+  /// PReLU on eight values.
+  @inline(__always) static func prelu(_ x: Vector, _ slope: Vector) -> Vector {
+    x.replacing(with: x * slope, where: x .< 0)
   }
 }

@@ -81,8 +81,8 @@ public enum BinaryFunction: String, Hashable, Sendable, CaseIterable {
       let d = a - b
       return d * d
     case .prelu: return a.replacing(with: a * b, where: a .< 0)
-    case .maximum: return pointwiseMax(a, b)
-    case .minimum: return pointwiseMin(a, b)
+    case .maximum: return lanewiseMax(a, b)
+    case .minimum: return lanewiseMin(a, b)
     }
   }
 }

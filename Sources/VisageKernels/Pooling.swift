@@ -23,7 +23,7 @@ public enum Pooling {
             for fy in fyStart..<fyEnd {
               for fx in fxStart..<fxEnd {
                 let x = input.vector(at: g.input.offset(b, originY + fy, originX + fx, c))
-                maximum = pointwiseMax(maximum, x)
+                maximum = lanewiseMax(maximum, x)
               }
             }
             out.store(clamp(maximum), at: c)

@@ -30,7 +30,7 @@ public enum Reduction {
       } else {
         out.update(from: block, count: inner)
         for r in 1..<max(1, reduced) {
-          Elementwise.binaryRow(.add, out, 1, block + r * inner, 1, .none, out, count: inner)
+          Elementwise.addRows(out, block + r * inner, out, count: inner)
         }
         if kind == .mean {
           for i in 0..<inner { out[i] /= Float(reduced) }

@@ -25,3 +25,12 @@ extension UnsafeMutablePointer where Pointee == Float {
     UnsafeMutableRawPointer(self + offset).storeBytes(of: value, as: Vector.self)
   }
 }
+
+/// Lane-wise maximum. Written as a select because the standard library's `pointwiseMax`
+/// and `clamped` compiled to per-lane code here (measured 10x slower in RELU and max pool).
+@inlinable @inline(__always)
+public func lanewiseMax(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: a .< b) }
+
+/// Lane-wise minimum, as a select (see `lanewiseMax`).
+@inlinable @inline(__always)
+public func lanewiseMin(_ a: Vector, _ b: Vector) -> Vector { a.replacing(with: b, where: b .< a) }

@@ -30,6 +30,9 @@ public final class Interpreter {
   public init(
     graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false
   ) throws(RuntimeError) {
+    // Folding activations into convolutions removes intermediate tensors, so keep them
+    // when asked to preserve every tensor; the reference runs the graph as written.
+    let graph = implementation == .optimized && !preservingAllTensors ? graph.fusingActivations() : graph
     self.graph = graph
     self.implementation = implementation
     let shapes = try Self.inferShapes(graph)

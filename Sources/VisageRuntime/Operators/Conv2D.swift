@@ -14,11 +14,13 @@ public struct Conv2D: Operator {
   public var dilationWidth: Int
   /// The fused activation.
   public var clamp: Clamp
+  /// Per-output-channel slopes of a PRELU fused after the activation, if any.
+  public var preluSlopes: [Float]?
 
   /// Creates a convolution; strides and dilations must be positive.
   public init(
     padding: Padding, strideHeight: Int, strideWidth: Int, dilationHeight: Int = 1,
-    dilationWidth: Int = 1, clamp: Clamp = .none
+    dilationWidth: Int = 1, clamp: Clamp = .none, preluSlopes: [Float]? = nil
   ) {
     self.padding = padding
     self.strideHeight = strideHeight
@@ -26,6 +28,7 @@ public struct Conv2D: Operator {
     self.dilationHeight = dilationHeight
     self.dilationWidth = dilationWidth
     self.clamp = clamp
+    self.preluSlopes = preluSlopes
   }
 
   public var name: String { "CONV_2D" }
@@ -61,6 +64,9 @@ public struct Conv2D: Operator {
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
     let g = try geometry(inputs)
+    if let preluSlopes, preluSlopes.count != g.output.channels {
+      throw .invalidOperator("\(name) has \(preluSlopes.count) PReLU slopes for \(g.output.channels) channels")
+    }
     return [g.output.batch, g.output.height, g.output.width, g.output.channels]
   }
 
@@ -79,20 +85,45 @@ public struct Conv2D: Operator {
     case .reference:
       let filterPointer = context.inputs[1]
       let biasPointer = bias == nil ? nil : context.inputs[2]
+      let slopes = preluSlopes
       return {
         Convolution.reference(
           g, input: input, filter: filterPointer, bias: biasPointer, clamp: clamp, output: output)
+        if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
     case .optimized:
       let plan = filter.values.withUnsafeBufferPointer { filterValues in
         if let bias {
-          return bias.values.withUnsafeBufferPointer {
-            ConvolutionPlan(g, filter: filterValues, bias: $0, clamp: clamp)
+          return bias.values.withUnsafeBufferPointer { biasValues in
+            preluSlopes.withUnsafeBufferPointerIfPresent {
+              ConvolutionPlan(g, filter: filterValues, bias: biasValues, clamp: clamp, slopes: $0)
+            }
           }
         }
-        return ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp)
+        return preluSlopes.withUnsafeBufferPointerIfPresent {
+          ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0)
+        }
       }
       return { plan.run(input: input, output: output) }
+    }
+  }
+}
+
+/// A PRELU fused after a reference convolution, applied the way TFLite's reference PRELU
+/// would have applied it to the convolution's output.
+func applyPReLU(_ slopes: [Float], to output: UnsafeMutablePointer<Float>, count: Int) {
+  for i in 0..<count {
+    let x = output[i]
+    output[i] = x >= 0 ? x : x * slopes[i % slopes.count]
+  }
+}
+
+extension Optional where Wrapped == [Float] {
+  /// Calls `body` with a buffer over the array, or with nil when there is none.
+  func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
+    switch self {
+    case .some(let values): values.withUnsafeBufferPointer { body($0) }
+    case .none: body(nil)
     }
   }
 }

@@ -14,11 +14,13 @@ public struct DepthwiseConv2D: Operator {
   public var dilationWidth: Int
   /// The fused activation.
   public var clamp: Clamp
+  /// Per-output-channel slopes of a PRELU fused after the activation, if any.
+  public var preluSlopes: [Float]?
 
   /// Creates a depthwise convolution; the multiplier follows from the filter's shape.
   public init(
     padding: Padding, strideHeight: Int, strideWidth: Int, dilationHeight: Int = 1,
-    dilationWidth: Int = 1, clamp: Clamp = .none
+    dilationWidth: Int = 1, clamp: Clamp = .none, preluSlopes: [Float]? = nil
   ) {
     self.padding = padding
     self.strideHeight = strideHeight
@@ -26,6 +28,7 @@ public struct DepthwiseConv2D: Operator {
     self.dilationHeight = dilationHeight
     self.dilationWidth = dilationWidth
     self.clamp = clamp
+    self.preluSlopes = preluSlopes
   }
 
   public var name: String { "DEPTHWISE_CONV_2D" }
@@ -61,6 +64,9 @@ public struct DepthwiseConv2D: Operator {
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
     let g = try geometry(inputs)
+    if let preluSlopes, preluSlopes.count != g.output.channels {
+      throw .invalidOperator("\(name) has \(preluSlopes.count) PReLU slopes for \(g.output.channels) channels")
+    }
     return [g.output.batch, g.output.height, g.output.width, g.output.channels]
   }
 
@@ -80,18 +86,23 @@ public struct DepthwiseConv2D: Operator {
     switch context.implementation {
     case .reference:
       let bias = hasBias ? context.inputs[2] : nil
+      let slopes = preluSlopes
       return {
         DepthwiseConvolution.reference(
           g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
+        if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
     case .optimized:
       // The optimized kernel always reads a bias; give it zeros when the model has none.
       let zeros = hasBias ? nil : ConstantBuffer(zeros: g.output.channels)
       let bias = zeros.map { UnsafePointer($0.pointer) } ?? context.inputs[2]
+      let slopes = preluSlopes.map(ConstantBuffer.init(copying:))
+      let slopesPointer = slopes.map { UnsafePointer($0.pointer) }
       return {
-        withExtendedLifetime(zeros) {
+        withExtendedLifetime((zeros, slopes)) {
           DepthwiseConvolution.optimized(
-            g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
+            g, input: input, filter: filter, bias: bias, clamp: clamp, slopes: slopesPointer,
+            output: output)
         }
       }
     }

@@ -1,0 +1,67 @@
+/// Folds an activation that directly follows a convolution into the convolution.
+///
+/// CONV_2D, DEPTHWISE_CONV_2D or a binary op such as ADD → RELU / RELU6 becomes a clamp;
+/// a convolution → PRELU with constant per-channel slopes becomes a PReLU epilogue; whenever the convolution's output feeds only
+/// that activation and is not a graph output. The folded graph computes the same values
+/// while passing over each output once instead of twice.
+extension Graph {
+  /// This graph with every foldable activation folded into its convolution.
+  public func fusingActivations() -> Graph {
+    var readers: [Int: Int] = [:]
+    for node in nodes { for id in node.inputs { readers[id, default: 0] += 1 } }
+    for id in outputs { readers[id, default: 0] += 1 }
+    var producer: [Int: Int] = [:]
+    var fused = nodes
+    var removed = Set<Int>()
+    for (index, node) in nodes.enumerated() {
+      guard let source = node.inputs.first, let convIndex = producer[source],
+        readers[source] == 1, !removed.contains(convIndex),
+        let merged = fold(fused[convIndex], into: node)
+      else {
+        producer[node.output] = index
+        continue
+      }
+      fused[convIndex] = merged
+      removed.insert(index)
+      producer[node.output] = convIndex
+    }
+    var graph = self
+    graph.nodes = fused.indices.filter { !removed.contains($0) }.map { fused[$0] }
+    return graph
+  }
+
+  /// The convolution `conv` with `activation` folded in, or nil when it cannot be.
+  private func fold(_ conv: Node, into activation: Node) -> Node? {
+    var result = conv
+    result.output = activation.output
+    result.location = "\(conv.location) + \(activation.location)"
+    let clamp: Clamp?
+    var slopes: [Float]?
+    switch activation.op {
+    case let unary as Unary where unary.function == .relu: clamp = .relu
+    case let unary as Unary where unary.function == .relu6: clamp = .relu6
+    case let binary as Binary where binary.function == .prelu && binary.clamp.isNone:
+      guard activation.inputs.count == 2, let alpha = constants[activation.inputs[1]] else { return nil }
+      clamp = nil
+      slopes = alpha.values
+    default: return nil
+    }
+    switch conv.op {
+    case var op as Conv2D where op.clamp.isNone && op.preluSlopes == nil:
+      guard slopes == nil || slopes!.count == tensors[conv.output].shape.dimensions.last else { return nil }
+      op.clamp = clamp ?? .none
+      op.preluSlopes = slopes
+      result.op = op
+    case var op as DepthwiseConv2D where op.clamp.isNone && op.preluSlopes == nil:
+      guard slopes == nil || slopes!.count == tensors[conv.output].shape.dimensions.last else { return nil }
+      op.clamp = clamp ?? .none
+      op.preluSlopes = slopes
+      result.op = op
+    case var op as Binary where op.clamp.isNone && slopes == nil:
+      op.clamp = clamp ?? .none
+      result.op = op
+    default: return nil
+    }
+    return result
+  }
+}
