@@ -2,7 +2,9 @@
 ///
 /// The optimized kernel covers depth multiplier 1 (every depthwise layer in our models):
 /// eight channels per SIMD step, and for pixels whose window lies wholly inside the image
-/// the taps are precomputed pointer offsets with no bounds tests. Other multipliers run the
+/// the taps are precomputed pointer offsets with no bounds tests. Taps are summed in the
+/// reference's order and the bias added last, as the reference does, so that without FMA
+/// contraction the results are the reference's to the bit. Other multipliers run the
 /// reference.
 public enum DepthwiseConvolution {
   /// Runs the optimized kernel, falling back to the reference for multipliers other than 1.
@@ -71,17 +73,18 @@ public enum DepthwiseConvolution {
   ) {
     var c = 0
     while c + 8 <= channels {
-      var acc = bias.vector(at: c)
+      var acc = Vector.zero
       for k in 0..<taps {
         acc = window.vector(at: tapOffsets[k] + c) * filter.vector(at: k * channels + c) + acc
       }
-      out.store(activate(acc, clamp, slopes, c), at: c)
+      out.store(activate(acc + bias.vector(at: c), clamp, slopes, c), at: c)
       c += 8
     }
     while c < channels {
-      var acc = bias[c]
+      var acc: Float = 0
       for k in 0..<taps { acc = window[tapOffsets[k] + c] * filter[k * channels + c] + acc }
-      out[c] = slopes.map { Elementwise.prelu(clamp(acc), $0[c]) } ?? clamp(acc)
+      let total = acc + bias[c]
+      out[c] = slopes.map { Elementwise.prelu(clamp(total), $0[c]) } ?? clamp(total)
       c += 1
     }
   }
@@ -99,25 +102,26 @@ public enum DepthwiseConvolution {
     let fxEnd = max(fxStart, min(g.filterWidth, (g.input.width - originX + g.dilationWidth - 1) / g.dilationWidth))
     var c = 0
     while c + 8 <= channels {
-      var acc = bias.vector(at: c)
+      var acc = Vector.zero
       for fy in fyStart..<fyEnd {
         for fx in fxStart..<fxEnd {
           let x = input.vector(at: g.input.offset(b, originY + g.dilationHeight * fy, originX + g.dilationWidth * fx, c))
           acc = x * filter.vector(at: (fy * g.filterWidth + fx) * channels + c) + acc
         }
       }
-      out.store(activate(acc, clamp, slopes, c), at: c)
+      out.store(activate(acc + bias.vector(at: c), clamp, slopes, c), at: c)
       c += 8
     }
     while c < channels {
-      var acc = bias[c]
+      var acc: Float = 0
       for fy in fyStart..<fyEnd {
         for fx in fxStart..<fxEnd {
           let x = input[g.input.offset(b, originY + g.dilationHeight * fy, originX + g.dilationWidth * fx, c)]
           acc = x * filter[(fy * g.filterWidth + fx) * channels + c] + acc
         }
       }
-      out[c] = slopes.map { Elementwise.prelu(clamp(acc), $0[c]) } ?? clamp(acc)
+      let total = acc + bias[c]
+      out[c] = slopes.map { Elementwise.prelu(clamp(total), $0[c]) } ?? clamp(total)
       c += 1
     }
   }
