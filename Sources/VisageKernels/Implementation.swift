@@ -5,6 +5,9 @@
 public enum Implementation: String, Sendable, CaseIterable {
   /// Naive loops that read like TFLite's reference kernels.
   case reference
-  /// BLAS and SIMD kernels, with the reference as fallback for shapes they do not cover.
+  /// SIMD kernels with packed-weight GEMM convolutions, falling back to the reference for
+  /// shapes they do not cover.
   case optimized
+  /// The optimized kernels, but with convolutions run through BLAS sgemm.
+  case blas
 }

@@ -32,7 +32,7 @@ public final class Interpreter {
   ) throws(RuntimeError) {
     // Folding activations into convolutions removes intermediate tensors, so keep them
     // when asked to preserve every tensor; the reference runs the graph as written.
-    let graph = implementation == .optimized && !preservingAllTensors ? graph.fusingActivations() : graph
+    let graph = implementation != .reference && !preservingAllTensors ? graph.fusingActivations() : graph
     self.graph = graph
     self.implementation = implementation
     let shapes = try Self.inferShapes(graph)

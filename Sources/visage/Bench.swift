@@ -28,6 +28,9 @@ struct Bench: ParsableCommand {
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
 
+  @Option(help: "Kernels: optimized, reference or blas.")
+  var kernels: Implementation = .optimized
+
   @Flag(help: "Also print time per operator type for each model.")
   var profile = false
 
@@ -45,12 +48,12 @@ struct Bench: ParsableCommand {
     GEMM.setThreadCount(threads)
     let names = only.isEmpty ? BundledWeights.modelNames : only
     if format == .text {
-      print("threads \(threads), iterations \(iterations), warm-up \(warmup)")
+      print("kernels \(kernels.rawValue), threads \(threads), iterations \(iterations), warm-up \(warmup)")
       print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
     }
     for name in names {
       let model = try ModelSource.model(at: BundledWeights.model(named: name))
-      let interpreter = try Interpreter(model: model)
+      let interpreter = try Interpreter(model: model, implementation: kernels)
       for i in interpreter.inputShapes.indices {
         interpreter.withInput(i) { buffer in
           var random = SplitMix64(seed: 42)

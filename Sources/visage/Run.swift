@@ -3,6 +3,8 @@ import Foundation
 import VisageRuntime
 import VisageTFLite
 
+extension Implementation: ExpressibleByArgument {}
+
 struct Run: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run a model on float32 .npy inputs and write its outputs as .npy files.",
@@ -22,12 +24,12 @@ struct Run: ParsableCommand {
   @Option(help: "Folder for out0.npy, out1.npy, ... in the model's output order.")
   var outputDir: String = "."
 
-  @Flag(help: "Use the naive reference kernels instead of the optimized ones.")
-  var reference = false
+  @Option(help: "Kernels: optimized, reference (TFLite's reference loops) or blas (sgemm convolutions).")
+  var kernels: Implementation = .optimized
 
   func run() throws {
     let loaded = try ModelSource.model(at: model)
-    let interpreter = try Interpreter(model: loaded, implementation: reference ? .reference : .optimized)
+    let interpreter = try Interpreter(model: loaded, implementation: kernels)
     let names = loaded.inputNames
     var tensors = [Tensor?](repeating: nil, count: names.count)
     for (position, spec) in inputs.enumerated() {

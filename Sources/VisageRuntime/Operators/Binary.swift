@@ -49,7 +49,7 @@ public struct Binary: Operator {
       return {
         Elementwise.reference(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
       }
-    case .optimized:
+    case .optimized, .blas:
       return {
         Elementwise.optimized(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
       }

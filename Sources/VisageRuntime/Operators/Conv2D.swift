@@ -91,17 +91,18 @@ public struct Conv2D: Operator {
           g, input: input, filter: filterPointer, bias: biasPointer, clamp: clamp, output: output)
         if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
-    case .optimized:
+    case .optimized, .blas:
+      let backend: ConvolutionPlan.Backend = context.implementation == .blas ? .blas : .packed
       let plan = filter.values.withUnsafeBufferPointer { filterValues in
         if let bias {
           return bias.values.withUnsafeBufferPointer { biasValues in
             preluSlopes.withUnsafeBufferPointerIfPresent {
-              ConvolutionPlan(g, filter: filterValues, bias: biasValues, clamp: clamp, slopes: $0)
+              ConvolutionPlan(g, filter: filterValues, bias: biasValues, clamp: clamp, slopes: $0, backend: backend)
             }
           }
         }
         return preluSlopes.withUnsafeBufferPointerIfPresent {
-          ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0)
+          ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0, backend: backend)
         }
       }
       return { plan.run(input: input, output: output) }

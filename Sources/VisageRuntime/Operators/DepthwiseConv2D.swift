@@ -92,7 +92,7 @@ public struct DepthwiseConv2D: Operator {
           g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
         if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
-    case .optimized:
+    case .optimized, .blas:
       // The optimized kernel always reads a bias; give it zeros when the model has none.
       let zeros = hasBias ? nil : ConstantBuffer(zeros: g.output.channels)
       let bias = zeros.map { UnsafePointer($0.pointer) } ?? context.inputs[2]

@@ -58,7 +58,7 @@ public struct MaxPool2D: Operator {
     let clamp = clamp
     switch context.implementation {
     case .reference: return { Pooling.maxReference(g, input: input, clamp: clamp, output: output) }
-    case .optimized: return { Pooling.maxOptimized(g, input: input, clamp: clamp, output: output) }
+    case .optimized, .blas: return { Pooling.maxOptimized(g, input: input, clamp: clamp, output: output) }
     }
   }
 }

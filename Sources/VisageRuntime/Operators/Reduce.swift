@@ -59,7 +59,7 @@ public struct Reduce: Operator {
     switch context.implementation {
     case .reference:
       return { Reduction.reference(kind, input, shape: shape, axes: reduced, output: output) }
-    case .optimized:
+    case .optimized, .blas:
       return { Reduction.optimized(kind, input, shape: shape, axes: reduced, output: output) }
     }
   }

@@ -32,7 +32,7 @@ public struct Unary: Operator {
     let function = function
     switch context.implementation {
     case .reference: return { Elementwise.reference(function, input, count: count, output: output) }
-    case .optimized: return { Elementwise.optimized(function, input, count: count, output: output) }
+    case .optimized, .blas: return { Elementwise.optimized(function, input, count: count, output: output) }
     }
   }
 }
