@@ -85,7 +85,12 @@ public final class ConvolutionPlan: @unchecked Sendable {
 
   /// Runs the convolution: `input` holds `geometry.input.count` values, `output` receives
   /// `geometry.output.count`.
-  public func run(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>) {
+  ///
+  /// A `residual` of the output's shape is added after the bias, before clamp and PReLU.
+  public func run(
+    input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+    residual: UnsafePointer<Float>? = nil
+  ) {
     let g = geometry
     let rows = g.output.batch * g.output.height * g.output.width
     let k = g.patchSize
@@ -106,7 +111,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
     Elementwise.addBiasAndActivate(
       output, rows: rows, channels: g.output.channels,
       bias: UnsafePointer(bias.baseAddress!), clamp: clamp,
-      slopes: slopes.map { UnsafePointer($0.baseAddress!) })
+      slopes: slopes.map { UnsafePointer($0.baseAddress!) }, residual: residual)
   }
 
   /// im2col: one row of kh·kw·cin values per output pixel, zeros where the window leaves

@@ -135,15 +135,23 @@ public enum Elementwise {
   }
 
   /// Adds `bias[c]` to every row's channel `c` and clamps, in place: the epilogue of a GEMM
-  /// convolution. With `slopes`, a PReLU follows (x < 0 becomes x · slopes[c]), so a
-  /// CONV_2D → PRELU pair costs one pass over the output instead of two.
+  /// convolution. With `slopes`, a PReLU follows (x < 0 becomes x · slopes[c]); with
+  /// `residual`, a same-shaped tensor is added after the bias (a fused ADD). Either way the
+  /// additions happen in the order separate operators would perform them, so the values are
+  /// the same; only the extra passes over memory go.
   public static func addBiasAndActivate(
     _ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int,
-    bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil
+    bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
+    residual: UnsafePointer<Float>? = nil
   ) {
     for r in 0..<rows {
       let row = data + r * channels
-      if let slopes {
+      if let residual {
+        let extra = residual + r * channels
+        rowLoop(
+          channels, row, clamp, { row.vector(at: $0) + bias.vector(at: $0) }, { extra.vector(at: $0) },
+          { row[$0] + bias[$0] + extra[$0] }, +)
+      } else if let slopes {
         rowLoop(
           channels, row, clamp,
           { prelu(row.vector(at: $0) + bias.vector(at: $0), slopes.vector(at: $0)) },

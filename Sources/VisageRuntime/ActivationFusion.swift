@@ -1,5 +1,6 @@
 /// Folds an activation that directly follows a convolution into the convolution.
 ///
+/// CONV_2D → ADD of an earlier tensor becomes a residual input of the convolution;
 /// CONV_2D, DEPTHWISE_CONV_2D or a binary op such as ADD → RELU / RELU6 becomes a clamp;
 /// a convolution → PRELU with constant per-channel slopes becomes a PReLU epilogue; whenever the convolution's output feeds only
 /// that activation and is not a graph output. The folded graph computes the same values
@@ -14,6 +15,12 @@ extension Graph {
     var fused = nodes
     var removed = Set<Int>()
     for (index, node) in nodes.enumerated() {
+      if let (convIndex, merged) = foldResidual(node, fused, producer, readers, removed) {
+        fused[convIndex] = merged
+        removed.insert(index)
+        producer[node.output] = convIndex
+        continue
+      }
       guard let source = node.inputs.first, let convIndex = producer[source],
         readers[source] == 1, !removed.contains(convIndex),
         let merged = fold(fused[convIndex], into: node)
@@ -28,6 +35,32 @@ extension Graph {
     var graph = self
     graph.nodes = fused.indices.filter { !removed.contains($0) }.map { fused[$0] }
     return graph
+  }
+
+  /// An ADD of a convolution's output and a tensor that already exists when the
+  /// convolution runs, folded into that convolution as a residual input.
+  private func foldResidual(
+    _ add: Node, _ fused: [Node], _ producer: [Int: Int], _ readers: [Int: Int], _ removed: Set<Int>
+  ) -> (Int, Node)? {
+    guard let binary = add.op as? Binary, binary.function == .add, add.inputs.count == 2 else { return nil }
+    for (mine, other) in [(0, 1), (1, 0)] {
+      let source = add.inputs[mine]
+      let residual = add.inputs[other]
+      guard let convIndex = producer[source], readers[source] == 1, !removed.contains(convIndex),
+        var conv = fused[convIndex].op as? Conv2D, conv.clamp.isNone, conv.preluSlopes == nil,
+        !conv.addsResidual, tensors[residual].shape == tensors[source].shape,
+        constants[residual] == nil, producer[residual].map({ $0 < convIndex }) ?? inputs.contains(residual)
+      else { continue }
+      conv.clamp = binary.clamp
+      conv.addsResidual = true
+      var node = fused[convIndex]
+      node.op = conv
+      node.inputs.append(residual)
+      node.output = add.output
+      node.location = "\(node.location) + \(add.location)"
+      return (convIndex, node)
+    }
+    return nil
   }
 
   /// The convolution `conv` with `activation` folded in, or nil when it cannot be.
@@ -47,7 +80,7 @@ extension Graph {
     default: return nil
     }
     switch conv.op {
-    case var op as Conv2D where op.clamp.isNone && op.preluSlopes == nil:
+    case var op as Conv2D where op.clamp.isNone && op.preluSlopes == nil && !(op.addsResidual && slopes != nil):
       guard slopes == nil || slopes!.count == tensors[conv.output].shape.dimensions.last else { return nil }
       op.clamp = clamp ?? .none
       op.preluSlopes = slopes

@@ -16,6 +16,9 @@ public struct Conv2D: Operator {
   public var clamp: Clamp
   /// Per-output-channel slopes of a PRELU fused after the activation, if any.
   public var preluSlopes: [Float]?
+  /// Whether a following ADD was fused in: the node's last input is then a tensor of the
+  /// output's shape, added after the bias and before the clamp.
+  public var addsResidual = false
 
   /// Creates a convolution; strides and dilations must be positive.
   public init(
@@ -35,6 +38,7 @@ public struct Conv2D: Operator {
 
   /// The kernel geometry for these input shapes, or an error saying what does not fit.
   public func geometry(_ inputs: [Shape]) throws(RuntimeError) -> ConvolutionGeometry {
+    let inputs = addsResidual ? Array(inputs.dropLast()) : inputs
     guard inputs.count == 2 || inputs.count == 3 else {
       throw .invalidOperator("\(name) takes input, filter and optional bias, got \(inputs.count) inputs")
     }
@@ -67,7 +71,11 @@ public struct Conv2D: Operator {
     if let preluSlopes, preluSlopes.count != g.output.channels {
       throw .invalidOperator("\(name) has \(preluSlopes.count) PReLU slopes for \(g.output.channels) channels")
     }
-    return [g.output.batch, g.output.height, g.output.width, g.output.channels]
+    let shape: Shape = [g.output.batch, g.output.height, g.output.width, g.output.channels]
+    if addsResidual, inputs.last != shape {
+      throw .invalidOperator("\(name) residual \(inputs.last!) does not match its output \(shape)")
+    }
+    return shape
   }
 
   public func multiplyAdds(_ inputs: [Shape]) -> Int {
@@ -77,7 +85,8 @@ public struct Conv2D: Operator {
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
     let g = try geometry(context.inputShapes)
     let filter = try context.constant(1, "\(name) filter")
-    let bias = context.inputShapes.count == 3 ? try context.constant(2, "\(name) bias") : nil
+    let bias = context.inputShapes.count - (addsResidual ? 1 : 0) == 3 ? try context.constant(2, "\(name) bias") : nil
+    let residual = addsResidual ? context.inputs.last : nil
     let input = context.inputs[0]
     let output = context.output
     let clamp = clamp
@@ -88,7 +97,11 @@ public struct Conv2D: Operator {
       let slopes = preluSlopes
       return {
         Convolution.reference(
-          g, input: input, filter: filterPointer, bias: biasPointer, clamp: clamp, output: output)
+          g, input: input, filter: filterPointer, bias: biasPointer,
+          clamp: residual == nil ? clamp : .none, output: output)
+        if let residual {
+          for i in 0..<g.output.count { output[i] = clamp(output[i] + residual[i]) }
+        }
         if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
     case .optimized, .blas:
@@ -105,7 +118,7 @@ public struct Conv2D: Operator {
           ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0, backend: backend)
         }
       }
-      return { plan.run(input: input, output: output) }
+      return { plan.run(input: input, output: output, residual: residual) }
     }
   }
 }
