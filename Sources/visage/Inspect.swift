@@ -35,7 +35,9 @@ struct Inspect: ParsableCommand {
     let loaded = try ModelSource.model(at: model)
     let interpreter = try Interpreter(model: loaded)
     let graph = loaded.graph
-    let macs = graph.nodes.reduce(0) { total, node in
+    // The interpreter's graph is the one that runs (activations folded into convolutions),
+    // so its nodes are the ones whose input shapes are all known.
+    let macs = interpreter.graph.nodes.reduce(0) { total, node in
       total + node.op.multiplyAdds(node.inputs.map { interpreter.shapes[$0]! })
     }
     func tensors(_ ids: [Int]) -> [JSON] {
