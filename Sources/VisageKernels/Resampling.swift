@@ -56,7 +56,8 @@ public enum Resampling {
   ) -> (Float, Int, Int) {
     let scaled =
       options.halfPixelCenters ? (Float(value) + 0.5) * scale - 0.5 : Float(value) * scale
-    let lower = max(Int(scaled.rounded(.down)), 0)
+    // TFLite clamps only below; the upper clamp keeps option pairs TFLite refuses in bounds.
+    let lower = min(max(Int(scaled.rounded(.down)), 0), inputSize - 1)
     let upper = min(Int(scaled.rounded(.up)), inputSize - 1)
     return (scaled, lower, upper)
   }

@@ -31,11 +31,14 @@ public final class Interpreter {
     graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false
   ) throws(RuntimeError) {
     // Folding activations into convolutions removes intermediate tensors, so keep them
-    // when asked to preserve every tensor; the reference runs the graph as written.
-    let graph = implementation != .reference && !preservingAllTensors ? graph.fusingActivations() : graph
+    // when asked to preserve every tensor; the reference runs the graph as written. The
+    // graph as given is checked first, because fusion trusts its tensor ids.
+    var shapes = try Self.inferShapes(graph)
+    let fuse = implementation != .reference && !preservingAllTensors
+    let graph = fuse ? graph.fusingActivations() : graph
+    if fuse { shapes = try Self.inferShapes(graph) }
     self.graph = graph
     self.implementation = implementation
-    let shapes = try Self.inferShapes(graph)
     self.shapes = shapes
 
     // Lifetimes of activations: defined at a step (-1 for graph inputs), last read at a step.

@@ -25,6 +25,10 @@ public struct ResizeBilinear: Operator {
     guard height > 0, width > 0, height <= 1 << 16, width <= 1 << 16 else {
       throw .invalidOperator("\(name) size \(height)x\(width) must be in 1...65536")
     }
+    // TFLite's Prepare refuses this pair: the source index could pass the last row.
+    guard !(options.alignCorners && options.halfPixelCenters) else {
+      throw .invalidOperator("\(name) cannot combine align_corners with half_pixel_centers")
+    }
     let x = inputs[0]
     return [x[0], height, width, x[3]]
   }

@@ -1,0 +1,136 @@
+import Testing
+import VisageKernels
+import VisageTestSupport
+
+/// One convolution shape of an equivalence grid; its index seeds its data.
+struct ConvolutionCase: Sendable, CustomTestStringConvertible {
+  var index: Int
+  var channels: Int
+  var height: Int
+  var width: Int
+  var outputChannels: Int
+  var filterHeight: Int
+  var filterWidth: Int
+  var stride: Int
+  var dilation = 1
+  var padding: Padding
+  var relu: Bool
+  var hasBias = true
+  var batch = 1
+
+  var geometry: ConvolutionGeometry {
+    ConvolutionGeometry(
+      input: nhwc(batch, height, width, channels), outputChannels: outputChannels,
+      filterHeight: filterHeight, filterWidth: filterWidth, strideHeight: stride, strideWidth: stride,
+      dilationHeight: dilation, dilationWidth: dilation, padding: padding)
+  }
+
+  var clamp: Clamp { relu ? .relu : .none }
+
+  var testDescription: String {
+    "#\(index) \(batch)x\(height)x\(width)x\(channels) -> \(outputChannels) k\(filterHeight)x\(filterWidth)"
+      + " s\(stride) d\(dilation) \(padding)\(relu ? " relu" : "")\(hasBias ? "" : " no-bias")"
+  }
+
+  /// Input, OHWI filter and bias drawn from the case's seed.
+  func data() -> (input: [Float], filter: [Float], bias: [Float]?) {
+    var random = RandomSource(seed: UInt64(index))
+    let g = geometry
+    let input = random.floats(g.input.count)
+    let filter = random.floats(g.output.channels * g.patchSize)
+    let bias = hasBias ? random.floats(g.output.channels) : nil
+    return (input, filter, bias)
+  }
+
+  /// The cartesian grid of the brief, minus shapes with an empty output; output channels
+  /// rotate through below, at and above the SIMD width.
+  static let grid: [ConvolutionCase] = {
+    var cases: [ConvolutionCase] = []
+    let outputChoices = [1, 8, 13, 16, 3]
+    for channels in [1, 3, 8, 9, 17] {
+      for (height, width) in [(1, 1), (2, 3), (5, 5), (7, 9)] {
+        for filter in [1, 2, 3, 5] {
+          for stride in [1, 2] {
+            for padding in [Padding.same, .valid] {
+              for relu in [false, true] {
+                let c = ConvolutionCase(
+                  index: cases.count, channels: channels, height: height, width: width,
+                  outputChannels: outputChoices[cases.count % outputChoices.count],
+                  filterHeight: filter, filterWidth: filter, stride: stride, padding: padding, relu: relu)
+                if c.geometry.output.count > 0 { cases.append(c) }
+              }
+            }
+          }
+        }
+      }
+    }
+    return cases
+  }()
+
+  /// Shapes the main grid does not reach: batches, dilation, rectangular filters, no bias,
+  /// and wide inputs where BLAS takes its blocked paths.
+  static let extras: [ConvolutionCase] = {
+    var cases: [ConvolutionCase] = []
+    func add(_ make: (Int) -> ConvolutionCase) { cases.append(make(10_000 + cases.count)) }
+    add { ConvolutionCase(index: $0, channels: 3, height: 6, width: 5, outputChannels: 4, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: false, batch: 2) }
+    add { ConvolutionCase(index: $0, channels: 4, height: 9, width: 9, outputChannels: 5, filterHeight: 3, filterWidth: 3, stride: 1, dilation: 2, padding: .same, relu: false) }
+    add { ConvolutionCase(index: $0, channels: 4, height: 9, width: 9, outputChannels: 5, filterHeight: 3, filterWidth: 3, stride: 2, dilation: 3, padding: .valid, relu: true) }
+    add { ConvolutionCase(index: $0, channels: 5, height: 7, width: 6, outputChannels: 6, filterHeight: 1, filterWidth: 3, stride: 1, padding: .same, relu: false) }
+    add { ConvolutionCase(index: $0, channels: 5, height: 7, width: 6, outputChannels: 6, filterHeight: 3, filterWidth: 1, stride: 2, padding: .valid, relu: false) }
+    add { ConvolutionCase(index: $0, channels: 9, height: 5, width: 5, outputChannels: 9, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: true, hasBias: false) }
+    add { ConvolutionCase(index: $0, channels: 16, height: 4, width: 4, outputChannels: 24, filterHeight: 1, filterWidth: 1, stride: 1, padding: .valid, relu: false, hasBias: false) }
+    add { ConvolutionCase(index: $0, channels: 32, height: 16, width: 16, outputChannels: 48, filterHeight: 1, filterWidth: 1, stride: 1, padding: .same, relu: true) }
+    add { ConvolutionCase(index: $0, channels: 24, height: 12, width: 12, outputChannels: 32, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: false) }
+    add { ConvolutionCase(index: $0, channels: 3, height: 32, width: 32, outputChannels: 16, filterHeight: 5, filterWidth: 5, stride: 2, padding: .same, relu: true) }
+    return cases
+  }()
+}
+
+@Suite struct ConvolutionTests {
+  @Test(arguments: ConvolutionCase.grid)
+  func optimizedMatchesReference(_ c: ConvolutionCase) {
+    check(c)
+  }
+
+  @Test(arguments: ConvolutionCase.extras)
+  func optimizedMatchesReferenceOnExtraShapes(_ c: ConvolutionCase) {
+    check(c)
+  }
+
+  /// A plan is reusable: a second run on new data matches the reference again.
+  @Test func planRunsTwice() {
+    let c = ConvolutionCase.extras[0]
+    let g = c.geometry
+    let (input, filter, bias) = c.data()
+    let plan = filter.withUnsafeBufferPointer { f in
+      bias!.withUnsafeBufferPointer { ConvolutionPlan(g, filter: f, bias: $0, clamp: c.clamp) }
+    }
+    for seed in [UInt64(1), 2] {
+      var random = RandomSource(seed: seed)
+      let x = seed == 1 ? input : random.floats(input.count)
+      var output = [Float](repeating: .nan, count: g.output.count)
+      plan.run(input: x, output: &output)
+      let expected = Kernel.convolution(g, input: x, filter: filter, bias: bias, clamp: c.clamp, nil)
+      expectClose(output, expected, .reordered(g.patchSize), "run \(seed)", shape: [1, g.output.height, g.output.width, g.output.channels])
+    }
+  }
+}
+
+/// Compares both `ConvolutionPlan` backends with the reference for one case.
+///
+/// `PackedGEMM` sums each output in k order with a multiply then an add, like the
+/// reference, so it must match to the bit; BLAS reorders the sums and gets the
+/// √k-scaled tolerance.
+func check(_ c: ConvolutionCase, sourceLocation: SourceLocation = #_sourceLocation) {
+  let g = c.geometry
+  let (input, filter, bias) = c.data()
+  let reference = Kernel.convolution(g, input: input, filter: filter, bias: bias, clamp: c.clamp, nil)
+  for backend in [ConvolutionPlan.Backend.packed, .blas] {
+    let optimized = Kernel.convolution(g, input: input, filter: filter, bias: bias, clamp: c.clamp, backend)
+    let tolerance: Tolerance = backend == .packed ? .exact : .reordered(g.patchSize)
+    expectClose(
+      optimized, reference, tolerance, "conv \(backend) \(c.testDescription) [\(g)]",
+      shape: [g.output.batch, g.output.height, g.output.width, g.output.channels],
+      sourceLocation: sourceLocation)
+  }
+}

@@ -1,0 +1,111 @@
+import Testing
+import VisageKernels
+import VisageTestSupport
+
+/// One depthwise shape of an equivalence grid; its index seeds its data.
+struct DepthwiseCase: Sendable, CustomTestStringConvertible {
+  var index: Int
+  var channels: Int
+  var height: Int
+  var width: Int
+  var filter: Int
+  var stride: Int
+  var padding: Padding
+  var relu: Bool
+  var multiplier = 1
+  var dilation = 1
+  var hasBias = true
+
+  var geometry: ConvolutionGeometry {
+    ConvolutionGeometry(
+      input: nhwc(1, height, width, channels), outputChannels: channels * multiplier,
+      filterHeight: filter, filterWidth: filter, strideHeight: stride, strideWidth: stride,
+      dilationHeight: dilation, dilationWidth: dilation, padding: padding)
+  }
+
+  var clamp: Clamp { relu ? .relu : .none }
+
+  var testDescription: String {
+    "#\(index) \(height)x\(width)x\(channels) x\(multiplier) k\(filter) s\(stride) d\(dilation)"
+      + " \(padding)\(relu ? " relu" : "")\(hasBias ? "" : " no-bias")"
+  }
+
+  func data() -> (input: [Float], filter: [Float], bias: [Float]?) {
+    var random = RandomSource(seed: UInt64(index))
+    let g = geometry
+    return (
+      random.floats(g.input.count), random.floats(filter * filter * g.output.channels),
+      hasBias ? random.floats(g.output.channels) : nil
+    )
+  }
+
+  static let grid: [DepthwiseCase] = {
+    var cases: [DepthwiseCase] = []
+    for channels in [1, 3, 7, 8, 9, 16, 17, 33] {
+      for (height, width) in [(1, 1), (2, 3), (5, 5), (7, 9)] {
+        for filter in [3, 5] {
+          for stride in [1, 2] {
+            for padding in [Padding.same, .valid] {
+              for relu in [false, true] {
+                let c = DepthwiseCase(
+                  index: cases.count, channels: channels, height: height, width: width, filter: filter,
+                  stride: stride, padding: padding, relu: relu)
+                if c.geometry.output.count > 0 { cases.append(c) }
+              }
+            }
+          }
+        }
+      }
+    }
+    return cases
+  }()
+
+  /// Depth multiplier 2 (the optimized entry point falls back to the reference), dilation,
+  /// and a missing bias.
+  static let extras: [DepthwiseCase] = {
+    var cases: [DepthwiseCase] = []
+    func add(_ make: (Int) -> DepthwiseCase) { cases.append(make(20_000 + cases.count)) }
+    for channels in [1, 3, 8, 9] {
+      for stride in [1, 2] {
+        add { DepthwiseCase(index: $0, channels: channels, height: 5, width: 5, filter: 3, stride: stride, padding: .same, relu: false, multiplier: 2) }
+      }
+    }
+    for channels in [3, 8, 17] {
+      for padding in [Padding.same, .valid] {
+        add { DepthwiseCase(index: $0, channels: channels, height: 7, width: 9, filter: 3, stride: 1, padding: padding, relu: false, dilation: 2) }
+        add { DepthwiseCase(index: $0, channels: channels, height: 9, width: 9, filter: 3, stride: 2, padding: padding, relu: true, dilation: 3) }
+      }
+    }
+    add { DepthwiseCase(index: $0, channels: 17, height: 5, width: 5, filter: 3, stride: 1, padding: .same, relu: false, hasBias: false) }
+    add { DepthwiseCase(index: $0, channels: 24, height: 16, width: 16, filter: 5, stride: 2, padding: .same, relu: true) }
+    return cases
+  }()
+}
+
+@Suite struct DepthwiseConvolutionTests {
+  @Test(arguments: DepthwiseCase.grid)
+  func optimizedMatchesReference(_ c: DepthwiseCase) {
+    check(c)
+  }
+
+  @Test(arguments: DepthwiseCase.extras)
+  func optimizedMatchesReferenceOnExtraShapes(_ c: DepthwiseCase) {
+    check(c)
+  }
+}
+
+/// Compares the optimized depthwise convolution with the reference for one case.
+///
+/// Bit-for-bit: the optimized kernel sums taps in the reference's order and adds the bias
+/// last (see DepthwiseConvolution.swift). Should that promise be dropped, the honest bound
+/// is `.reordered(c.filter * c.filter)`.
+func check(_ c: DepthwiseCase, sourceLocation: SourceLocation = #_sourceLocation) {
+  let g = c.geometry
+  let (input, filter, bias) = c.data()
+  let reference = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .reference)
+  let optimized = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .optimized)
+  expectClose(
+    optimized, reference, .exact, "depthwise \(c.testDescription) [\(g)]",
+    shape: [g.output.batch, g.output.height, g.output.width, g.output.channels],
+    sourceLocation: sourceLocation)
+}

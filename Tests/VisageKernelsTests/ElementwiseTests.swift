@@ -1,0 +1,157 @@
+import Testing
+import VisageKernels
+import VisageTestSupport
+
+/// Unary and binary elementwise kernels: the same formula per value in both
+/// implementations, so they agree to within a rounding of the function itself.
+extension Tolerance {
+  static let elementwise = Tolerance(1e-6, name: "elementwise 1e-6")
+}
+
+struct UnaryCase: Sendable, CustomTestStringConvertible {
+  var index: Int
+  var function: UnaryFunction
+  var count: Int
+
+  var testDescription: String { "#\(index) \(function.rawValue) × \(count)" }
+
+  /// Inputs that exercise the function: logistic across both saturation cut-offs, roots on
+  /// non-negative values only.
+  var range: ClosedRange<Float> {
+    switch function {
+    case .logistic, .tanh: -20...20
+    case .squareRoot: 0...9
+    case .reciprocalSquareRoot: 0.01...9
+    case .relu, .relu6, .negate: -10...10
+    }
+  }
+
+  static let grid: [UnaryCase] = {
+    var cases: [UnaryCase] = []
+    for function in UnaryFunction.allCases {
+      for count in [0, 1, 7, 8, 9, 15, 16, 17, 63, 1000] {
+        cases.append(UnaryCase(index: cases.count, function: function, count: count))
+      }
+    }
+    return cases
+  }()
+}
+
+struct BinaryCase: Sendable, CustomTestStringConvertible {
+  var index: Int
+  var function: BinaryFunction
+  var lhs: [Int]
+  var rhs: [Int]
+  var relu: Bool
+
+  var testDescription: String {
+    "#\(index) \(function.rawValue) \(lhs) vs \(rhs)\(relu ? " relu" : "")"
+  }
+
+  /// The broadcasting pairs of the brief: equal shapes, scalars on either side, a column
+  /// against a matrix, a vector against rank 4, the blendshape model's [1, 146, 2], rank 0,
+  /// and lengths that are not multiples of eight.
+  static let shapePairs: [([Int], [Int])] = [
+    ([4, 16], [4, 16]),
+    ([3, 13], [3, 13]),
+    ([1, 8, 8, 24], [1, 8, 8, 24]),
+    ([5, 7], []),
+    ([], [5, 7]),
+    ([1], [2, 9]),
+    ([97, 1], [97, 64]),
+    ([97, 64], [97, 1]),
+    ([64], [1, 1, 97, 64]),
+    ([1, 1, 97, 64], [64]),
+    ([1, 146, 2], [1, 1, 2]),
+    ([1, 1, 2], [1, 146, 2]),
+    ([], []),
+    ([11], [11]),
+    ([3, 1, 7], [1, 4, 7]),
+    ([2, 3, 1], [1, 1, 5]),
+    ([1, 6, 6, 17], [17]),
+    ([1, 6, 6, 1], [1, 1, 1, 17]),
+  ]
+
+  static let grid: [BinaryCase] = {
+    var cases: [BinaryCase] = []
+    for function in BinaryFunction.allCases {
+      for (lhs, rhs) in shapePairs {
+        for relu in [false, true] {
+          cases.append(BinaryCase(index: cases.count, function: function, lhs: lhs, rhs: rhs, relu: relu))
+        }
+      }
+    }
+    return cases
+  }()
+}
+
+@Suite struct ElementwiseTests {
+  @Test(arguments: UnaryCase.grid)
+  func unaryOptimizedMatchesReference(_ c: UnaryCase) {
+    var random = RandomSource(seed: UInt64(c.index))
+    var input = random.floats(c.count, in: c.range)
+    // Exact edge values where the count allows: zero, and the logistic cut-offs.
+    let edges: [Float] = c.function == .logistic ? [-9, 16.619047164916992188, 0] : [0]
+    for (k, e) in edges.enumerated() where k < input.count && c.function != .reciprocalSquareRoot {
+      input[input.count - 1 - k] = e
+    }
+    let reference = Kernel.unary(c.function, input, .reference)
+    let optimized = Kernel.unary(c.function, input, .optimized)
+    expectClose(optimized, reference, .elementwise, "unary \(c.testDescription)")
+  }
+
+  @Test(arguments: BinaryCase.grid)
+  func binaryOptimizedMatchesReference(_ c: BinaryCase) throws {
+    var random = RandomSource(seed: UInt64(c.index))
+    let lhs = random.floats(elementCount(c.lhs), in: -4...4)
+    let rhs =
+      c.function == .divide
+      ? random.signedFloats(elementCount(c.rhs), magnitude: 0.25...4) : random.floats(elementCount(c.rhs), in: -4...4)
+    let clamp: Clamp = c.relu ? .relu : .none
+    let reference = try #require(
+      Kernel.binary(c.function, lhs: lhs, c.lhs, rhs: rhs, c.rhs, clamp: clamp, .reference))
+    let optimized = try #require(
+      Kernel.binary(c.function, lhs: lhs, c.lhs, rhs: rhs, c.rhs, clamp: clamp, .optimized))
+    #expect(optimized.shape == reference.shape)
+    expectClose(
+      optimized.values, reference.values, .elementwise, "binary \(c.testDescription)", shape: reference.shape)
+  }
+
+  /// The broadcast result does not depend on which side repeats: a + b == b + a.
+  @Test(arguments: BinaryCase.shapePairs.indices)
+  func addCommutesUnderBroadcast(_ pair: Int) throws {
+    let (lhsShape, rhsShape) = BinaryCase.shapePairs[pair]
+    var random = RandomSource(seed: UInt64(500 + pair))
+    let a = random.floats(elementCount(lhsShape))
+    let b = random.floats(elementCount(rhsShape))
+    for implementation in KernelPath.allCases {
+      let ab = try #require(Kernel.binary(.add, lhs: a, lhsShape, rhs: b, rhsShape, clamp: .none, implementation))
+      let ba = try #require(Kernel.binary(.add, lhs: b, rhsShape, rhs: a, lhsShape, clamp: .none, implementation))
+      #expect(ab.shape == ba.shape)
+      expectClose(ab.values, ba.values, .exact, "\(implementation) \(lhsShape) + \(rhsShape)")
+    }
+  }
+
+  /// The GEMM epilogue: bias per channel, clamp, then (when given) a per-channel PReLU.
+  @Test func addBiasAndActivateMatchesPerChannelLoop() {
+    for channels in [1, 7, 8, 9, 17, 32] {
+      var random = RandomSource(seed: UInt64(900 + channels))
+      let rows = 5
+      let data = random.floats(rows * channels, in: -3...3)
+      let bias = random.floats(channels, in: -3...3)
+      let slopes = random.floats(channels, in: 0...1)
+      var clamped = data
+      Elementwise.addBiasAndActivate(&clamped, rows: rows, channels: channels, bias: bias, clamp: .relu6)
+      let expectedClamped = data.indices.map { Clamp.relu6(data[$0] + bias[$0 % channels]) }
+      expectClose(clamped, expectedClamped, .exact, "relu6, channels \(channels)", shape: [rows, channels])
+      var activated = data
+      Elementwise.addBiasAndActivate(
+        &activated, rows: rows, channels: channels, bias: bias, clamp: .none, slopes: slopes)
+      let expectedPReLU = data.indices.map { i -> Float in
+        let x = data[i] + bias[i % channels]
+        return x >= 0 ? x : x * slopes[i % channels]
+      }
+      expectClose(activated, expectedPReLU, .exact, "prelu, channels \(channels)", shape: [rows, channels])
+    }
+  }
+}

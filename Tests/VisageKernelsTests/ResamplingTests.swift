@@ -1,0 +1,67 @@
+import Testing
+import VisageKernels
+import VisageTestSupport
+
+/// Bilinear resizing: where the reference kernel may read. The input sits between NaN
+/// guard bands, so any read outside it turns an output into NaN.
+@Suite struct ResamplingTests {
+  struct Options: Sendable, CustomTestStringConvertible {
+    var alignCorners: Bool
+    var halfPixelCenters: Bool
+    var value: Resampling.Options { .init(alignCorners: alignCorners, halfPixelCenters: halfPixelCenters) }
+    var testDescription: String { "alignCorners \(alignCorners), halfPixelCenters \(halfPixelCenters)" }
+  }
+
+  /// The combinations TFLite accepts (its Prepare refuses both flags at once).
+  static let accepted = [
+    Options(alignCorners: false, halfPixelCenters: false), Options(alignCorners: true, halfPixelCenters: false),
+    Options(alignCorners: false, halfPixelCenters: true),
+  ]
+
+  /// Sizes (input, output) along both axes for which some output reads outside the input.
+  static func outOfBoundsSizes(_ options: Options) -> [String] {
+    var failures: [String] = []
+    let channels = 2
+    for inHeight in 1...6 {
+      for outHeight in 1...9 {
+        let inShape = nhwc(1, inHeight, 3, channels)
+        let outShape = nhwc(1, outHeight, 5, channels)
+        let guardBand = 64
+        var buffer = [Float](repeating: .nan, count: inShape.count + 2 * guardBand)
+        var random = RandomSource(seed: UInt64(inHeight * 16 + outHeight))
+        let values = random.floats(inShape.count)
+        buffer.replaceSubrange(guardBand..<(guardBand + inShape.count), with: values)
+        var output = [Float](repeating: 0, count: outShape.count)
+        buffer.withUnsafeBufferPointer { b in
+          Resampling.bilinearReference(
+            input: b.baseAddress! + guardBand, inShape, options: options.value, output: &output, outShape)
+        }
+        if output.contains(where: \.isNaN) { failures.append("\(inHeight) → \(outHeight)") }
+      }
+    }
+    return failures
+  }
+
+  @Test(arguments: accepted)
+  func readsStayInsideTheInput(_ options: Options) {
+    let failures = Self.outOfBoundsSizes(options)
+    #expect(failures.isEmpty, "reads outside the input for rows \(failures.prefix(8))")
+  }
+
+  /// Both flags at once: TFLite refuses the combination (so does the RESIZE_BILINEAR
+  /// operator), where the unclamped source row would pass the last one (4 → 2 rows:
+  /// (1 + 0.5) · 3 − 0.5 = 4). The kernel still clamps, so it never reads outside.
+  @Test func alignCornersWithHalfPixelCentersStaysInside() {
+    let failures = Self.outOfBoundsSizes(Options(alignCorners: true, halfPixelCenters: true))
+    #expect(failures.isEmpty, "reads outside the input for rows \(failures.prefix(8))")
+  }
+
+  /// Resizing to the same size is the identity, whatever the options TFLite accepts.
+  @Test(arguments: accepted)
+  func sameSizeIsIdentity(_ options: Options) {
+    var random = RandomSource(seed: 12)
+    let shape = nhwc(2, 3, 4, 5)
+    let input = random.floats(shape.count)
+    #expect(Kernel.resize(input, shape, to: shape, options: options.value) == input)
+  }
+}

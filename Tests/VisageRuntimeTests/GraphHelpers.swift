@@ -1,0 +1,90 @@
+import Testing
+import VisageRuntime
+import VisageTestSupport
+
+/// A graph built in a test: tensors by name, nodes appended in order.
+struct GraphSketch {
+  var tensors: [TensorInfo] = []
+  var constants: [Int: Tensor] = [:]
+  var nodes: [Node] = []
+  var inputs: [Int] = []
+  var outputs: [Int] = []
+
+  /// Adds an activation tensor and returns its id.
+  mutating func tensor(_ name: String, _ shape: Shape) -> Int {
+    tensors.append(TensorInfo(name: name, shape: shape))
+    return tensors.count - 1
+  }
+
+  /// Adds a graph input.
+  mutating func input(_ name: String, _ shape: Shape) -> Int {
+    let id = tensor(name, shape)
+    inputs.append(id)
+    return id
+  }
+
+  /// Adds a constant.
+  mutating func constant(_ name: String, _ shape: Shape, _ values: [Float]) throws -> Int {
+    let id = tensor(name, shape)
+    constants[id] = try Tensor(shape: shape, values: values)
+    return id
+  }
+
+  /// Appends a node writing a new tensor of `shape`; returns the tensor's id.
+  @discardableResult
+  mutating func node(_ op: any Operator, _ inputs: [Int], _ name: String, _ shape: Shape) -> Int {
+    let id = tensor(name, shape)
+    nodes.append(Node(op: op, inputs: inputs, output: id, location: "nodes[\(nodes.count)]"))
+    return id
+  }
+
+  var graph: Graph {
+    Graph(tensors: tensors, constants: constants, nodes: nodes, inputs: inputs, outputs: outputs)
+  }
+}
+
+/// Runs `graph` once on `inputs`.
+func run(
+  _ graph: Graph, _ inputs: [Tensor], _ implementation: Implementation = .optimized,
+  preservingAllTensors: Bool = false
+) throws -> [Tensor] {
+  try Interpreter(graph: graph, implementation: implementation, preservingAllTensors: preservingAllTensors)
+    .run(inputs)
+}
+
+/// Expects building an interpreter for `graph` to fail with the given kind of error and a
+/// message holding every fragment; returns the message.
+@discardableResult
+func expectRuntimeError(
+  _ graph: Graph, _ kind: (RuntimeError) -> String?, containing fragments: [String],
+  sourceLocation: SourceLocation = #_sourceLocation
+) -> String? {
+  for implementation in Implementation.allCases {
+    do {
+      _ = try Interpreter(graph: graph, implementation: implementation)
+      Issue.record("\(implementation): no error", sourceLocation: sourceLocation)
+    } catch {
+      guard let message = kind(error) else {
+        Issue.record("\(implementation): unexpected error kind: \(error)", sourceLocation: sourceLocation)
+        continue
+      }
+      for fragment in fragments where !message.contains(fragment) {
+        Issue.record("\(implementation): '\(fragment)' missing from: \(message)", sourceLocation: sourceLocation)
+      }
+      if implementation == .reference { return message }
+    }
+  }
+  return nil
+}
+
+/// The message of an `.invalidGraph` error.
+func invalidGraph(_ error: RuntimeError) -> String? {
+  if case .invalidGraph(let message) = error { return message }
+  return nil
+}
+
+/// The message of an `.invalidOperator` error.
+func invalidOperator(_ error: RuntimeError) -> String? {
+  if case .invalidOperator(let message) = error { return message }
+  return nil
+}

@@ -1,0 +1,52 @@
+import Testing
+import VisageRuntime
+import VisageTFLite
+import VisageTestSupport
+
+/// Bisection for free: with every tensor preserved, compare each operator's output with
+/// LiteRT's fingerprint of it (count, mean, RMS, min, max, samples) in execution order and
+/// report the FIRST one that drifts — the layer to look at when a model's outputs disagree.
+///
+/// Skipped until Tests/Fixtures/runtime exists; see `RuntimeFixtures` for the layout.
+@Suite(.enabled(if: RuntimeFixtures.available, "Tests/Fixtures/runtime has not been generated"))
+struct LayerFingerprintTests {
+  /// Same bound as the outputs, on the scale of each layer's own range.
+  static let bound = 1e-5
+
+  @Test(arguments: RuntimeFixtures.fingerprintCases, [Implementation.optimized, .reference])
+  func firstDivergentLayer(_ fixture: RuntimeFixtures.Case, _ implementation: Implementation) throws {
+    let model = try fixture.model.load()
+    let interpreter = try Interpreter(model: model, implementation: implementation, preservingAllTensors: true)
+    _ = try interpreter.run(fixture.inputs())
+    let references = try Fingerprint.load(fixture.layersPath)
+    try #require(!references.isEmpty, "\(fixture): no fingerprints in \(fixture.layersPath)")
+    var checked = 0
+    for (position, reference) in references.enumerated() {
+      guard let tensor = interpreter.value(ofTensor: reference.tensor) else {
+        let message =
+          "\(fixture) \(implementation): fingerprint \(position) (\(reference.op), tensor \(reference.tensor) "
+          + "'\(reference.name)') names a tensor our interpreter does not hold"
+        Issue.record("\(message)")
+        return
+      }
+      if let shape = reference.shape, shape != tensor.shape.dimensions {
+        let message =
+          "\(fixture) \(implementation): first divergent layer is #\(position) \(reference.op), tensor "
+          + "\(reference.tensor) '\(reference.name)': shape \(tensor.shape) vs LiteRT \(shape)"
+        Issue.record("\(message)")
+        return
+      }
+      let ours = Fingerprint(of: tensor.values, like: reference)
+      let differences = ours.differences(from: reference, bound: Self.bound)
+      if !differences.isEmpty {
+        let message =
+          "\(fixture) \(implementation): first divergent layer is #\(position) \(reference.op), tensor "
+          + "\(reference.tensor) '\(reference.name)' (\(checked) layers before it agree): "
+          + differences.prefix(6).joined(separator: "; ")
+        Issue.record("\(message)")
+        return
+      }
+      checked += 1
+    }
+  }
+}
