@@ -37,13 +37,15 @@ public enum Elementwise {
     }
   }
 
-  /// Broadcasting binary op, vectorized along the last coalesced dimension whatever each
-  /// input's stride there (1, or 0 when that input repeats).
+  /// Broadcasting binary op, vectorized along the last dimension whatever each input's
+  /// stride there (1, or 0 when that input repeats). Pass `broadcast.coalesced`, computed
+  /// once when the operator is prepared, for the longest rows.
   public static func optimized(
     _ function: BinaryFunction, _ broadcast: Broadcast, lhs: UnsafePointer<Float>,
     rhs: UnsafePointer<Float>, clamp: Clamp, output: UnsafeMutablePointer<Float>
   ) {
-    let b = broadcast.coalesced
+    // A rank-0 broadcast has no last dimension to run along; coalescing gives it one.
+    let b = broadcast.outputShape.isEmpty ? broadcast.coalesced : broadcast
     switch function {
     case .add: apply(b, lhs, rhs, clamp, output) { $0 + $1 } _: { $0 + $1 }
     case .subtract: apply(b, lhs, rhs, clamp, output) { $0 - $1 } _: { $0 - $1 }

@@ -74,6 +74,11 @@ private struct ZipReader {
     var at = u32(end + 16)
     guard count != 0xFFFF, at != 0xFFFF_FFFF else { throw .invalidBundle("zip64 archives are not supported") }
     try require(at, directorySize, "central directory")
+    // The directory ends where its end record begins; a file cut short can still end in an
+    // end record (an entry's own bytes may hold one), but not in the right place.
+    guard at + directorySize == end else {
+      throw .invalidBundle("the central directory (\(directorySize) bytes at \(at)) does not end at its end record (\(end)); the archive is truncated or not a zip")
+    }
     var result: [TaskBundle.Entry] = []
     for index in 0..<count {
       try require(at, 46, "central directory entry \(index)")

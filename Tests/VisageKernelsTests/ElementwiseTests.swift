@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VisageKernels
 import VisageTestSupport
@@ -110,11 +111,39 @@ struct BinaryCase: Sendable, CustomTestStringConvertible {
     let clamp: Clamp = c.relu ? .relu : .none
     let reference = try #require(
       Kernel.binary(c.function, lhs: lhs, c.lhs, rhs: rhs, c.rhs, clamp: clamp, .reference))
-    let optimized = try #require(
-      Kernel.binary(c.function, lhs: lhs, c.lhs, rhs: rhs, c.rhs, clamp: clamp, .optimized))
-    #expect(optimized.shape == reference.shape)
-    expectClose(
-      optimized.values, reference.values, .elementwise, "binary \(c.testDescription)", shape: reference.shape)
+    // The optimized kernel with the broadcast as resolved and as coalesced (what the BINARY
+    // operator passes). Rank 0 uncoalesced has its own test in a child process below.
+    for coalesced in [false, true] where coalesced || !reference.shape.isEmpty {
+      let optimized = try #require(
+        Kernel.binary(c.function, lhs: lhs, c.lhs, rhs: rhs, c.rhs, clamp: clamp, .optimized, coalesced: coalesced))
+      #expect(optimized.shape == reference.shape)
+      expectClose(
+        optimized.values, reference.values, .elementwise,
+        "binary \(c.testDescription)\(coalesced ? " coalesced" : "")", shape: reference.shape)
+    }
+  }
+
+  /// A rank-0 broadcast that was not coalesced: the optimized kernel must still handle it
+  /// (coalescing is a speed-up, not a precondition). In a child process, so that a trap
+  /// such as `outputShape.last!` on a scalar fails only this test.
+  @Test func scalarBroadcastWithoutCoalescing() async {
+    await #expect(processExitsWith: .success) {
+      let sum = Kernel.binary(.add, lhs: [2], [], rhs: [3], [], clamp: .none, .optimized)
+      exit(sum?.values == [5] ? 0 : 1)
+    }
+  }
+
+  /// Coalescing merges dimensions both inputs walk as one run and drops size-1 ones.
+  @Test func coalescedBroadcastShapes() throws {
+    let same = try #require(Broadcast(lhs: [2, 3, 4], rhs: [2, 3, 4])).coalesced
+    #expect(same.outputShape == [24])
+    let column = try #require(Broadcast(lhs: [97, 64], rhs: [97, 1])).coalesced
+    #expect(column.outputShape == [97, 64])
+    #expect(column.rhsStrides == [1, 0])
+    let scalar = try #require(Broadcast(lhs: [], rhs: [])).coalesced
+    #expect(scalar.count == 1)
+    let channel = try #require(Broadcast(lhs: [1, 6, 6, 17], rhs: [17])).coalesced
+    #expect(channel.outputShape == [36, 17])
   }
 
   /// The broadcast result does not depend on which side repeats: a + b == b + a.
@@ -125,8 +154,12 @@ struct BinaryCase: Sendable, CustomTestStringConvertible {
     let a = random.floats(elementCount(lhsShape))
     let b = random.floats(elementCount(rhsShape))
     for implementation in KernelPath.allCases {
-      let ab = try #require(Kernel.binary(.add, lhs: a, lhsShape, rhs: b, rhsShape, clamp: .none, implementation))
-      let ba = try #require(Kernel.binary(.add, lhs: b, rhsShape, rhs: a, lhsShape, clamp: .none, implementation))
+      // Coalesced for the optimized kernel, as the BINARY operator passes it.
+      let coalesced = implementation == .optimized
+      let ab = try #require(
+        Kernel.binary(.add, lhs: a, lhsShape, rhs: b, rhsShape, clamp: .none, implementation, coalesced: coalesced))
+      let ba = try #require(
+        Kernel.binary(.add, lhs: b, rhsShape, rhs: a, lhsShape, clamp: .none, implementation, coalesced: coalesced))
       #expect(ab.shape == ba.shape)
       expectClose(ab.values, ba.values, .exact, "\(implementation) \(lhsShape) + \(rhsShape)")
     }

@@ -91,12 +91,15 @@ enum Kernel {
     return output
   }
 
-  /// A broadcasting binary function; nil when the shapes do not broadcast.
+  /// A broadcasting binary function; nil when the shapes do not broadcast. With
+  /// `coalesced`, the kernel gets `Broadcast.coalesced`, as the BINARY operator passes it.
   static func binary(
     _ function: BinaryFunction, lhs: [Float], _ lhsShape: [Int], rhs: [Float], _ rhsShape: [Int],
-    clamp: Clamp, _ path: KernelPath
+    clamp: Clamp, _ path: KernelPath, coalesced: Bool = false
   ) -> (shape: [Int], values: [Float])? {
-    guard let broadcast = Broadcast(lhs: lhsShape, rhs: rhsShape) else { return nil }
+    guard var broadcast = Broadcast(lhs: lhsShape, rhs: rhsShape) else { return nil }
+    let shape = broadcast.outputShape
+    if coalesced { broadcast = broadcast.coalesced }
     precondition(lhs.count == elementCount(lhsShape) && rhs.count == elementCount(rhsShape))
     var output = [Float](repeating: .nan, count: broadcast.count)
     switch path {
@@ -105,7 +108,7 @@ enum Kernel {
     case .optimized:
       Elementwise.optimized(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: &output)
     }
-    return (broadcast.outputShape, output)
+    return (shape, output)
   }
 
   /// A sum or mean over `axes` of `shape`.

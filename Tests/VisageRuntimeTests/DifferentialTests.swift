@@ -12,6 +12,13 @@ import VisageTestSupport
     return try interpreter.inputShapes.map { try Tensor(shape: $0, values: random.floats($0.count)) }
   }
 
+  /// 1e-5 for the default kernels. BLAS sgemm blocks and fuses its sums, and lands at up to
+  /// 1.6e-5 on the landmark model's presence output for some seeds (1.8e-5 on the LiteRT
+  /// fixture's random input, README), so it gets a looser, named bound.
+  static func tolerance(_ implementation: Implementation) -> Tolerance {
+    implementation == .blas ? Tolerance(5e-5, name: "blas 5e-5") : .model
+  }
+
   @Test(arguments: BundledModel.allCases)
   func everyImplementationMatchesTheReference(_ bundled: BundledModel) throws {
     let model = try bundled.load()
@@ -28,7 +35,7 @@ import VisageTestSupport
         #expect(ref.values.allSatisfy { $0.isFinite }, "\(bundled) reference output \(k) is not finite")
         // maxScaledError ≤ 1e-5, reported with the first mismatch when it is not.
         expectClose(
-          ours.values, ref.values, .model,
+          ours.values, ref.values, Self.tolerance(implementation),
           "\(bundled) \(implementation) output \(k) '\(model.outputNames[k])'", shape: ref.shape.dimensions)
       }
     }

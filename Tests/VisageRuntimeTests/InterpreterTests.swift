@@ -64,8 +64,9 @@ import VisageTestSupport
   }
 
   /// An out-of-range tensor id must be an error even where the optimized interpreter's
-  /// activation fusion looks at the graph first. Run in a child process (an exit test):
-  /// the fusion pass indexes `tensors` before the graph is validated, and traps.
+  /// activation fusion looks at the graph. Run in a child process (an exit test) because
+  /// the failure this guards against is a trap: fusion once indexed `tensors` before the
+  /// graph was validated.
   @Test func outOfRangeIdNextToAFusablePReLUIsAnError() async {
     await #expect(processExitsWith: .success) { InterpreterTests.buildFusableGraphWithBadId(residual: false) }
   }

@@ -100,5 +100,9 @@ import VisageTestSupport
     #expect(throws: RuntimeError.self) {
       try ResizeBilinear(height: 0, width: 4, options: .init()).outputShape([[1, 2, 2, 1]])
     }
+    #expect(throws: RuntimeError.self) {
+      try ResizeBilinear(height: 2, width: 2, options: .init(alignCorners: true, halfPixelCenters: true))
+        .outputShape([[1, 4, 4, 1]])
+    }
   }
 }

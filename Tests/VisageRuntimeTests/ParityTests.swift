@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import VisageRuntime
 import VisageTFLite
@@ -15,6 +16,20 @@ struct ParityTests {
       let inputs = RuntimeFixtures.cases.filter { $0.model == model }.map(\.input)
       #expect(inputs.contains("face") && inputs.contains("random"), "\(model): inputs \(inputs)")
     }
+  }
+
+  /// The manifest's output names and shapes are ours, in our order: outK.npy is output K.
+  @Test(arguments: BundledModel.allCases)
+  func manifestOutputsAreOurs(_ bundled: BundledModel) throws {
+    let json = try JSONSerialization.jsonObject(
+      with: Data(Fixtures.bytes(atPath: RuntimeFixtures.directory + "/manifest.json")))
+    let models = try #require((json as? [String: Any])?["models"] as? [String: Any])
+    let entry = try #require(models[bundled.name] as? [String: Any], "\(bundled) missing from the manifest")
+    let outputs = try #require(entry["outputs"] as? [[String: Any]])
+    let model = try bundled.load()
+    let interpreter = try Interpreter(model: model)
+    #expect(outputs.compactMap { $0["name"] as? String } == model.outputNames)
+    #expect(outputs.compactMap { ($0["shape"] as? [NSNumber])?.map(\.intValue) } == interpreter.outputShapes.map(\.dimensions))
   }
 
   @Test(arguments: RuntimeFixtures.cases, [Implementation.optimized, .reference])

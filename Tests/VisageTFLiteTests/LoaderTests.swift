@@ -341,10 +341,10 @@ typealias Builtin = TinyModel.Builtin
   // MARK: Option combinations TFLite rejects
 
   /// TFLite's RESIZE_BILINEAR Prepare refuses align_corners together with
-  /// half_pixel_centers; with both, the source index can pass the last row (for 4 → 2 rows:
-  /// (1 + 0.5) · 3 − 0.5 = 4), so the kernel would read outside its input.
+  /// half_pixel_centers; so must we (with both, the source row for 4 → 2 rows would be
+  /// (1 + 0.5) · 3 − 0.5 = 4, past the input).
   @Test func resizeWithAlignCornersAndHalfPixelCentersIsRefused() throws {
-    let tiny = TinyModel(
+    var tiny = TinyModel(
       operatorCodes: [Builtin.resizeBilinear],
       tensors: [.float([1, 4, 4, 1], "x"), .int32([2], "size", values: [2, 2]), .float([1, 2, 2, 1], "y")],
       inputs: [0], outputs: [2],
@@ -353,10 +353,14 @@ typealias Builtin = TinyModel.Builtin
           opcodeIndex: 0, inputs: [0, 1], outputs: [2], optionsType: TinyModel.OptionsType.resizeBilinear,
           options: [2: .bool(true), 3: .bool(true)])
       ])
-    // Building is all this test does: running would read out of bounds.
-    #expect(throws: TFLiteError.self) {
-      let model = try TFLiteModel(bytes: tiny.bytes)
-      _ = try Interpreter(model: model, implementation: .reference)
+    let error = try expectGraphError(try TFLiteModel(bytes: tiny.bytes))
+    #expect(error.description.contains("align_corners"), "\(error)")
+    #expect(error.description.contains("operators[0]"), "\(error)")
+    // Either flag alone is fine.
+    for (align, half) in [(true, false), (false, true)] {
+      tiny.operators[0].options = [2: .bool(align), 3: .bool(half)]
+      let interpreter = try Interpreter(model: try TFLiteModel(bytes: tiny.bytes))
+      #expect(try interpreter.run([Tensor(zeros: [1, 4, 4, 1])])[0].values == [0, 0, 0, 0])
     }
   }
 }

@@ -50,8 +50,9 @@ public struct Binary: Operator {
         Elementwise.reference(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
       }
     case .optimized, .blas:
+      let coalesced = broadcast.coalesced
       return {
-        Elementwise.optimized(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
+        Elementwise.optimized(function, coalesced, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
       }
     }
   }
