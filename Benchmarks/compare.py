@@ -17,21 +17,13 @@ import statistics
 import subprocess
 import sys
 import time
-import zipfile
 
 import numpy as np
 from ai_edge_litert.interpreter import Interpreter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS = ["face_detector", "face_landmarks_detector", "face_blendshapes", "face_detection_full_range"]
-
-
-def model_bytes(name):
-    if name == "face_detection_full_range":
-        with open(os.path.join(ROOT, "Weights", name + ".tflite"), "rb") as f:
-            return f.read()
-    with zipfile.ZipFile(os.path.join(ROOT, "Weights", "face_landmarker.task")) as z:
-        return z.read(name + ".tflite")
+sys.path.insert(0, os.path.join(ROOT, "Tools"))
+from bundled_models import MODELS, model_bytes  # noqa: E402
 
 
 def splitmix64_floats(count, seed=42):

@@ -16,14 +16,14 @@ Tools/setup-python.sh:  .venv/bin/python Tools/make_runtime_fixtures.py
 """
 import json
 import os
-import zipfile
 
 import numpy as np
 from PIL import Image
 import ai_edge_litert
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from bundled_models import ROOT, MODELS, model_bytes
+
 OUT = os.path.join(ROOT, "Tests", "Fixtures", "runtime")
 IMAGE = os.path.join(ROOT, "Tests", "Fixtures", "images", "astronaut.png")
 TOLERANCE = "max|ours-ref| <= 1e-5 * max(1, max|ref|)"
@@ -40,14 +40,6 @@ BLENDSHAPE_LANDMARKS = [
     468, 469, 470, 471, 472, 473, 474, 475, 476, 477,
 ]
 assert len(BLENDSHAPE_LANDMARKS) == 146
-
-
-def model_bytes(name):
-    if name == "face_detection_full_range":
-        with open(os.path.join(ROOT, "Weights", name + ".tflite"), "rb") as f:
-            return f.read()
-    with zipfile.ZipFile(os.path.join(ROOT, "Weights", "face_landmarker.task")) as z:
-        return z.read(name + ".tflite")
 
 
 def reference_interpreter(name):
@@ -110,7 +102,7 @@ def inputs_for(name, rng):
 def main():
     manifest = {"litert": ai_edge_litert.__version__ if hasattr(ai_edge_litert, "__version__") else "unknown",
                 "resolver": "BUILTIN_REF", "threads": 1, "tolerance": TOLERANCE, "models": {}}
-    for name in ["face_detector", "face_landmarks_detector", "face_blendshapes", "face_detection_full_range"]:
+    for name in MODELS:
         folder = os.path.join(OUT, name)
         os.makedirs(folder, exist_ok=True)
         rng = np.random.default_rng(20261121)
