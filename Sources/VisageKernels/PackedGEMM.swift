@@ -30,19 +30,22 @@ public final class PackedGEMM: @unchecked Sendable {
 
   /// Computes `c[m×n] = a[m×k] · Bᵀ`, overwriting `c` (row stride `ldc`).
   public func multiply(m: Int, a: UnsafePointer<Float>, lda: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
-    for p in 0..<panelCount {
-      let panel = UnsafePointer(panels + p * 16 * k)
-      let column = p * 16
-      let width = min(16, n - column)
-      var row = 0
-      while row + 8 <= m {
-        block8(a + row * lda, lda, panel, c + row * ldc + column, ldc, width)
-        row += 8
+    // Rows outer, panels inner: eight rows of A stay in L1 while every panel passes by, and
+    // the packed weights (at most a few hundred KB here) stay in L2.
+    var row = 0
+    while row + 8 <= m {
+      for p in 0..<panelCount {
+        let column = p * 16
+        block8(a + row * lda, lda, UnsafePointer(panels + p * 16 * k), c + row * ldc + column, ldc, min(16, n - column))
       }
-      while row < m {
-        block1(a + row * lda, panel, c + row * ldc + column, width)
-        row += 1
+      row += 8
+    }
+    while row < m {
+      for p in 0..<panelCount {
+        let column = p * 16
+        block1(a + row * lda, UnsafePointer(panels + p * 16 * k), c + row * ldc + column, min(16, n - column))
       }
+      row += 1
     }
   }
 
