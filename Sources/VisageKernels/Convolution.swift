@@ -20,7 +20,10 @@ public final class ConvolutionPlan: @unchecked Sendable {
   public let geometry: ConvolutionGeometry
   /// The matrix multiply in use.
   public let backend: Backend
-  private let filter: UnsafeMutableBufferPointer<Float>
+  /// Whether the input itself is the GEMM's left matrix (no im2col).
+  public var isPointwise: Bool { geometry.isPointwise }
+  /// The OHWI filter as BLAS reads it; nil for the packed backend, which keeps only its panels.
+  private let blasFilter: UnsafeMutableBufferPointer<Float>?
   private let packed: PackedGEMM?
   private let bias: UnsafeMutableBufferPointer<Float>
   private let clamp: Clamp
@@ -28,12 +31,6 @@ public final class ConvolutionPlan: @unchecked Sendable {
   private let slopes: UnsafeMutableBufferPointer<Float>?
   /// im2col rows (one per output pixel), empty when the input can be multiplied in place.
   private let patches: UnsafeMutableBufferPointer<Float>
-
-  /// Whether the input itself is the GEMM's left matrix (1×1, stride 1, no padding).
-  public var isPointwise: Bool {
-    geometry.filterHeight == 1 && geometry.filterWidth == 1 && geometry.strideHeight == 1
-      && geometry.strideWidth == 1 && geometry.padTop == 0 && geometry.padLeft == 0
-  }
 
   /// Copies the OHWI `filter`, optional `bias` and optional PReLU `slopes` (one per output
   /// channel) and allocates the patch buffer.
@@ -54,30 +51,32 @@ public final class ConvolutionPlan: @unchecked Sendable {
     } else {
       self.slopes = nil
     }
-    self.filter = .allocate(capacity: filter.count)
-    _ = self.filter.initialize(from: filter)
-    self.packed =
-      backend == .packed
-      ? PackedGEMM(
+    switch backend {
+    case .packed:
+      packed = PackedGEMM(
         b: filter.baseAddress!, n: geometry.output.channels, k: geometry.patchSize,
-        ldb: geometry.patchSize) : nil
+        ldb: geometry.patchSize)
+      blasFilter = nil
+    case .blas:
+      packed = nil
+      let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: filter.count)
+      _ = copy.initialize(from: filter)
+      blasFilter = copy
+    }
     self.bias = .allocate(capacity: geometry.output.channels)
     if let bias {
       _ = self.bias.initialize(from: bias)
     } else {
       self.bias.initialize(repeating: 0)
     }
-    let pointwise =
-      geometry.filterHeight == 1 && geometry.filterWidth == 1 && geometry.strideHeight == 1
-      && geometry.strideWidth == 1 && geometry.padTop == 0 && geometry.padLeft == 0
-    let patchCount = pointwise ? 0 : geometry.output.batch * geometry.output.height
+    let patchCount = geometry.isPointwise ? 0 : geometry.output.batch * geometry.output.height
       * geometry.output.width * geometry.patchSize
     self.patches = .allocate(capacity: patchCount)
     self.patches.initialize(repeating: 0)
   }
 
   deinit {
-    filter.deallocate()
+    blasFilter?.deallocate()
     bias.deallocate()
     patches.deallocate()
     slopes?.deallocate()
@@ -95,7 +94,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
     let rows = g.output.batch * g.output.height * g.output.width
     let k = g.patchSize
     let a: UnsafePointer<Float>
-    if isPointwise {
+    if g.isPointwise {
       a = input
     } else {
       gatherPatches(input)
@@ -103,10 +102,10 @@ public final class ConvolutionPlan: @unchecked Sendable {
     }
     if let packed {
       packed.multiply(m: rows, a: a, lda: k, c: output, ldc: g.output.channels)
-    } else {
+    } else if let blasFilter {
       GEMM.multiply(
         m: rows, n: g.output.channels, k: k, a: a, lda: k,
-        b: filter.baseAddress!, ldb: k, transposeB: true, c: output, ldc: g.output.channels)
+        b: blasFilter.baseAddress!, ldb: k, transposeB: true, c: output, ldc: g.output.channels)
     }
     Elementwise.addBiasAndActivate(
       output, rows: rows, channels: g.output.channels,

@@ -53,6 +53,13 @@ public struct ConvolutionGeometry: Hashable, Sendable, CustomStringConvertible {
   /// Values in one output channel's filter for a regular convolution (kh·kw·input channels).
   public var patchSize: Int { filterHeight * filterWidth * input.channels }
 
+  /// Whether the input itself is the GEMM's left matrix (1×1, stride 1, no padding), so no
+  /// im2col is needed.
+  public var isPointwise: Bool {
+    filterHeight == 1 && filterWidth == 1 && strideHeight == 1 && strideWidth == 1 && padTop == 0
+      && padLeft == 0
+  }
+
   /// Multiply-adds of a regular convolution with this geometry.
   public var multiplyAdds: Int { output.count * patchSize }
 

@@ -127,8 +127,8 @@ public enum Elementwise {
     }
   }
 
-  /// Row of `count` values, `function` applied with unit strides: the building block the
-  /// reductions use to add rows.
+  /// `out[i] = lhs[i] + rhs[i]` for `count` values: the building block the reductions use
+  /// to add rows.
   static func addRows(
     _ lhs: UnsafePointer<Float>, _ rhs: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
     count: Int
