@@ -7,6 +7,8 @@ let package = Package(
   products: [
     .library(name: "VisageRuntime", targets: ["VisageRuntime"]),
     .library(name: "VisageTFLite", targets: ["VisageTFLite"]),
+    .library(name: "Visage", targets: ["Visage"]),
+    .library(name: "VisageImageIO", targets: ["VisageImageIO"]),
     .executable(name: "visage", targets: ["visage"]),
   ],
   dependencies: [
@@ -41,13 +43,18 @@ let package = Package(
     .target(name: "VisageRuntime", dependencies: ["VisageKernels"]),
     // .task bundles and .tflite flatbuffers turned into runtime graphs.
     .target(name: "VisageTFLite", dependencies: ["VisageRuntime"]),
+    // The face stages (detector, landmarker, ...) and the image type they take: no codecs,
+    // no flatbuffer parsing of their own.
+    .target(name: "Visage", dependencies: ["VisageTFLite"]),
+    // PNG and JPEG files to `VisionImage` and back (libpng, libjpeg-turbo).
+    .target(name: "VisageImageIO", dependencies: ["Visage", "CPNG", "CJPEG"]),
 
     // MARK: Executables
 
     .executableTarget(
       name: "visage",
       dependencies: [
-        "VisageTFLite", "VisageRuntime",
+        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -60,6 +67,10 @@ let package = Package(
     .testTarget(
       name: "VisageTFLiteTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
+    .testTarget(
+      name: "VisageTests", dependencies: ["Visage", "VisageImageIO", "VisageTestSupport"]),
+    .testTarget(
+      name: "VisageImageIOTests", dependencies: ["VisageImageIO", "Visage", "VisageTestSupport"]),
     .testTarget(
       name: "VisageRuntimeTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),

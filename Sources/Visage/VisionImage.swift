@@ -1,0 +1,193 @@
+/// An image to find faces in: 8-bit RGB pixels plus the orientation they are stored in.
+///
+/// Whatever the source (PNG, JPEG or a raw buffer), pixels are kept as tightly packed
+/// RGB rows, top row first: alpha is dropped, gray is replicated to three channels and
+/// 16-bit samples are scaled to 8 bits before the image is built. That is what MediaPipe's
+/// CPU path feeds its models, so every stage after this one sees one layout.
+public struct VisionImage: Sendable {
+  /// How the stored pixels are turned relative to the upright picture, with the names and
+  /// meaning of `UIImage.Orientation`.
+  ///
+  /// MediaPipe's iOS tasks map `.up`, `.right`, `.down` and `.left` to a rotation of the
+  /// model's input; they refuse the mirrored orientations, and so does Visage (see
+  /// `rotationDegrees`).
+  public enum Orientation: String, Sendable, CaseIterable {
+    /// The pixels are upright.
+    case up
+    /// The stored picture is upside down. EXIF orientation 3.
+    case down
+    /// The stored picture is turned 90 degrees clockwise (its top is at the right); shown
+    /// upright by turning it 90 degrees counter-clockwise. EXIF orientation 8.
+    case left
+    /// The stored picture is turned 90 degrees counter-clockwise (its top is at the left), as
+    /// a phone held upright stores its photos; shown by turning 90 degrees clockwise. EXIF 6.
+    case right
+    /// `.up`, mirrored left to right.
+    case upMirrored
+    /// `.down`, mirrored left to right.
+    case downMirrored
+    /// `.left`, mirrored.
+    case leftMirrored
+    /// `.right`, mirrored.
+    case rightMirrored
+
+    /// The clockwise rotation MediaPipe's iOS task runner applies for this orientation:
+    /// up 0, right −270, down −180, left −90 (`MPPVisionTaskRunner.mm`).
+    ///
+    /// - Throws: `VisionImageError.unsupportedOrientation` for a mirrored orientation.
+    public func rotationDegrees() throws -> Int {
+      switch self {
+      case .up: 0
+      case .right: -270
+      case .down: -180
+      case .left: -90
+      case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored:
+        throw VisionImageError.unsupportedOrientation(self)
+      }
+    }
+  }
+
+  /// The layouts a raw pixel buffer may come in.
+  public enum PixelFormat: String, Sendable, CaseIterable {
+    /// Three bytes per pixel: red, green, blue.
+    case rgb
+    /// Four bytes per pixel: red, green, blue, alpha (alpha is dropped).
+    case rgba
+    /// Four bytes per pixel: blue, green, red, alpha, as Core Video's 32BGRA (alpha dropped).
+    case bgra
+    /// One byte per pixel, replicated to red, green and blue.
+    case gray
+
+    /// Bytes one pixel takes in this format.
+    public var bytesPerPixel: Int {
+      switch self {
+      case .rgb: 3
+      case .rgba, .bgra: 4
+      case .gray: 1
+      }
+    }
+  }
+
+  /// Width in pixels, as stored (before orientation is applied).
+  public let width: Int
+  /// Height in pixels, as stored.
+  public let height: Int
+  /// `width * height * 3` bytes: RGB, rows top to bottom, no padding.
+  public let pixels: [UInt8]
+  /// How the stored pixels are turned; detectors undo it as MediaPipe does.
+  public var orientation: Orientation
+
+  /// The largest width or height accepted: guards against sizes that would overflow or
+  /// exhaust memory when a hostile file claims them.
+  public static let maximumDimension = 1 << 15
+
+  /// Creates an image from tightly packed RGB bytes.
+  ///
+  /// - Throws: `VisionImageError` if a dimension is not in 1...`maximumDimension` or
+  ///   `pixels` does not hold exactly `width * height * 3` bytes.
+  public init(width: Int, height: Int, rgb pixels: [UInt8], orientation: Orientation = .up) throws {
+    try Self.validate(width: width, height: height)
+    guard pixels.count == width * height * 3 else {
+      throw VisionImageError.bufferSize(expected: width * height * 3, actual: pixels.count)
+    }
+    self.width = width
+    self.height = height
+    self.pixels = pixels
+    self.orientation = orientation
+  }
+
+  /// Creates an image by copying a raw buffer whose rows may be padded.
+  ///
+  /// - Parameters:
+  ///   - bytesPerRow: the distance between the starts of two rows; at least
+  ///     `width * format.bytesPerPixel`. The last row needs only its pixels.
+  /// - Throws: `VisionImageError` for a bad size, a short row stride or a buffer too small
+  ///   for the rows it should hold.
+  public init(
+    width: Int, height: Int, bytesPerRow: Int, format: PixelFormat,
+    buffer: UnsafeRawBufferPointer, orientation: Orientation = .up
+  ) throws {
+    try Self.validate(width: width, height: height)
+    let rowBytes = width * format.bytesPerPixel
+    guard bytesPerRow >= rowBytes else {
+      throw VisionImageError.rowStride(bytesPerRow: bytesPerRow, minimum: rowBytes)
+    }
+    let needed = bytesPerRow * (height - 1) + rowBytes
+    guard buffer.count >= needed else {
+      throw VisionImageError.bufferSize(expected: needed, actual: buffer.count)
+    }
+    var rgb = [UInt8](repeating: 0, count: width * height * 3)
+    rgb.withUnsafeMutableBufferPointer { out in
+      for y in 0..<height {
+        let row = buffer.baseAddress! + y * bytesPerRow
+        let dst = out.baseAddress! + y * width * 3
+        Self.convertRow(row, into: dst, count: width, format: format)
+      }
+    }
+    self.width = width
+    self.height = height
+    self.pixels = rgb
+    self.orientation = orientation
+  }
+
+  /// Creates an image by copying a raw byte array whose rows may be padded.
+  ///
+  /// See `init(width:height:bytesPerRow:format:buffer:orientation:)`.
+  public init(
+    width: Int, height: Int, bytesPerRow: Int, format: PixelFormat, bytes: [UInt8],
+    orientation: Orientation = .up
+  ) throws {
+    self = try bytes.withUnsafeBytes {
+      try VisionImage(
+        width: width, height: height, bytesPerRow: bytesPerRow, format: format, buffer: $0,
+        orientation: orientation)
+    }
+  }
+
+  private static func validate(width: Int, height: Int) throws {
+    guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height) else {
+      throw VisionImageError.dimensions(width: width, height: height)
+    }
+  }
+
+  private static func convertRow(
+    _ src: UnsafeRawPointer, into dst: UnsafeMutablePointer<UInt8>, count: Int, format: PixelFormat
+  ) {
+    let s = src.assumingMemoryBound(to: UInt8.self)
+    switch format {
+    case .rgb:
+      dst.update(from: s, count: count * 3)
+    case .rgba:
+      for i in 0..<count { dst[3 * i] = s[4 * i]; dst[3 * i + 1] = s[4 * i + 1]; dst[3 * i + 2] = s[4 * i + 2] }
+    case .bgra:
+      for i in 0..<count { dst[3 * i] = s[4 * i + 2]; dst[3 * i + 1] = s[4 * i + 1]; dst[3 * i + 2] = s[4 * i] }
+    case .gray:
+      for i in 0..<count { let v = s[i]; dst[3 * i] = v; dst[3 * i + 1] = v; dst[3 * i + 2] = v }
+    }
+  }
+}
+
+/// Why a `VisionImage` could not be built or used.
+public enum VisionImageError: Error, Equatable, CustomStringConvertible {
+  /// A width or height outside 1...`VisionImage.maximumDimension`.
+  case dimensions(width: Int, height: Int)
+  /// The buffer holds fewer (or, for packed RGB, other than the) bytes the size needs.
+  case bufferSize(expected: Int, actual: Int)
+  /// Rows closer together than one row of pixels.
+  case rowStride(bytesPerRow: Int, minimum: Int)
+  /// A mirrored orientation, which MediaPipe's tasks refuse.
+  case unsupportedOrientation(VisionImage.Orientation)
+
+  public var description: String {
+    switch self {
+    case .dimensions(let w, let h):
+      "image size \(w)x\(h) is not supported (each side must be 1...\(VisionImage.maximumDimension))"
+    case .bufferSize(let expected, let actual):
+      "pixel buffer holds \(actual) bytes; the image needs \(expected)"
+    case .rowStride(let stride, let minimum):
+      "bytesPerRow \(stride) is smaller than one row of pixels (\(minimum) bytes)"
+    case .unsupportedOrientation(let o):
+      "unsupported image orientation '\(o.rawValue)': mirrored orientations are not supported (as in MediaPipe)"
+    }
+  }
+}
