@@ -1,0 +1,128 @@
+import Foundation
+
+/// A category a detection belongs to, with its score: MediaPipe's `ResultCategory`.
+public struct ResultCategory: Sendable, Equatable, Hashable {
+  /// The category's index in the model's label map (always 0 for faces).
+  public var index: Int
+  /// Confidence in 0...1.
+  public var score: Float
+  /// The label, such as "face".
+  public var categoryName: String?
+  /// A label for display, when the model has one.
+  public var displayName: String?
+
+  /// Creates a category.
+  public init(index: Int, score: Float, categoryName: String?, displayName: String?) {
+    self.index = index
+    self.score = score
+    self.categoryName = categoryName
+    self.displayName = displayName
+  }
+}
+
+/// A keypoint in normalized image coordinates: MediaPipe's `NormalizedKeypoint`.
+///
+/// Coordinates are fractions of the image width and height in the stored (unrotated)
+/// image, and are not clamped: a keypoint of a face at the border may fall outside 0...1.
+public struct NormalizedKeypoint: Sendable, Equatable, Hashable {
+  /// The position.
+  public var location: CGPoint
+  /// What the keypoint marks, such as "leftEye".
+  public var label: String?
+  /// Confidence; 0 for face detector keypoints, which the model does not score.
+  public var score: Float
+
+  /// Creates a keypoint.
+  public init(location: CGPoint, label: String?, score: Float) {
+    self.location = location
+    self.label = label
+    self.score = score
+  }
+}
+
+/// One detected object: MediaPipe's `Detection`.
+public struct Detection: Sendable, Equatable, Hashable {
+  /// The categories with their scores, best first.
+  public var categories: [ResultCategory]
+  /// The box in pixels of the stored (unrotated) image, with integer edges computed as
+  /// MediaPipe does: origin and size each truncated toward zero from the normalized box
+  /// and bounded to the image.
+  public var boundingBox: CGRect
+  /// Keypoints, normalized; for faces the six of `FaceKeypoint`, in its order.
+  public var keypoints: [NormalizedKeypoint]?
+
+  /// Creates a detection.
+  public init(categories: [ResultCategory], boundingBox: CGRect, keypoints: [NormalizedKeypoint]?) {
+    self.categories = categories
+    self.boundingBox = boundingBox
+    self.keypoints = keypoints
+  }
+}
+
+/// The six face keypoints in the order the detector outputs them.
+///
+/// Left and right follow MediaPipe's documentation of the face detector, which names the
+/// eyes from the observer's point of view: `leftEye` is the eye on the image's left, which
+/// is the subject's right eye.
+public enum FaceKeypoint: Int, Sendable, CaseIterable {
+  /// The eye on the image's left (the subject's right eye).
+  case leftEye
+  /// The eye on the image's right (the subject's left eye).
+  case rightEye
+  /// The tip of the nose.
+  case noseTip
+  /// The centre of the mouth.
+  case mouth
+  /// The tragion (ear) on the image's left.
+  case leftEyeTragion
+  /// The tragion (ear) on the image's right.
+  case rightEyeTragion
+
+  /// The label results carry, such as "leftEye".
+  public var label: String {
+    switch self {
+    case .leftEye: "leftEye"
+    case .rightEye: "rightEye"
+    case .noseTip: "noseTip"
+    case .mouth: "mouth"
+    case .leftEyeTragion: "leftEyeTragion"
+    case .rightEyeTragion: "rightEyeTragion"
+    }
+  }
+}
+
+/// What `FaceDetector` finds in one image or frame: MediaPipe's `FaceDetectorResult`.
+public struct FaceDetectorResult: Sendable, Equatable {
+  /// The faces, best score first (the order of non-maximum suppression).
+  public var detections: [Detection]
+  /// The timestamp of the frame; 0 in image mode.
+  public var timestampInMilliseconds: Int
+
+  /// Creates a result.
+  public init(detections: [Detection], timestampInMilliseconds: Int) {
+    self.detections = detections
+    self.timestampInMilliseconds = timestampInMilliseconds
+  }
+}
+
+extension RawDetection {
+  /// The public form of a detection already projected to normalized image coordinates,
+  /// with MediaPipe's `DetectionTransformationCalculator` pixel box: each of origin and size
+  /// truncated toward zero independently, then bounded to [0, side].
+  func detection(imageWidth: Int, imageHeight: Int) -> Detection {
+    func pixels(_ value: Float, _ side: Int) -> Int {
+      let product = value * Float(side)
+      guard product.isFinite else { return product > 0 ? side : 0 }
+      return max(min(Int(max(min(product, 1e9), -1e9)), side), 0)
+    }
+    let box = CGRect(
+      x: pixels(xmin, imageWidth), y: pixels(ymin, imageHeight),
+      width: pixels(width, imageWidth), height: pixels(height, imageHeight))
+    let keypoints = zip(FaceKeypoint.allCases, self.keypoints).map { kind, point in
+      NormalizedKeypoint(location: CGPoint(x: Double(point.x), y: Double(point.y)), label: kind.label, score: 0)
+    }
+    return Detection(
+      categories: [ResultCategory(index: 0, score: score, categoryName: "face", displayName: nil)],
+      boundingBox: box, keypoints: keypoints)
+  }
+}

@@ -1,0 +1,36 @@
+/// MediaPipe's `ImageToTensorCalculator` on the CPU: a turned region of an image into a
+/// model's float input, plus the map from the input back to the image.
+struct ImageToTensor: Sendable {
+  let width: Int
+  let height: Int
+  /// Letterbox the region to the input's aspect ratio (detectors) or stretch it (landmarks).
+  let keepAspectRatio: Bool
+  let border: BorderMode
+  /// The float each 8-bit level becomes (see `FixedPointWarp.valueTable`).
+  let table: [Float]
+
+  init(width: Int, height: Int, keepAspectRatio: Bool, border: BorderMode, range: ClosedRange<Float>) {
+    self.width = width
+    self.height = height
+    self.keepAspectRatio = keepAspectRatio
+    self.border = border
+    self.table = FixedPointWarp.valueTable(range: range)
+  }
+
+  /// Fills `tensor` (height × width × 3 floats) from `rect` of `image` and returns the map
+  /// from normalized tensor coordinates to normalized image coordinates.
+  func convert(
+    _ image: VisionImage, rect: NormalizedRect, into tensor: UnsafeMutableBufferPointer<Float>
+  ) throws(VisionTaskError) -> ProjectionMatrix {
+    precondition(tensor.count == width * height * 3, "tensor size does not match the converter")
+    var roi = RotatedRect(rect, imageWidth: image.width, imageHeight: image.height)
+    guard roi.isValid else {
+      throw .invalidImage("the region to read is empty or not finite (\(rect))")
+    }
+    if keepAspectRatio { _ = roi.padToAspect(tensorWidth: width, tensorHeight: height) }
+    FixedPointWarp.warp(
+      image, roi: roi, outputWidth: width, outputHeight: height, border: border, table: table,
+      into: tensor.baseAddress!)
+    return ProjectionMatrix(roi: roi, imageWidth: image.width, imageHeight: image.height)
+  }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import VisageTFLite
+
+/// Finds faces in images, video frames or a live stream: MediaPipe's Face Detector.
+///
+/// ```swift
+/// let detector = try FaceDetector(modelPath: "Weights/face_landmarker.task")
+/// let result = try detector.detect(image: try VisionImage(contentsOfFile: "group.jpg"))
+/// for face in result.detections { print(face.boundingBox, face.categories[0].score) }
+/// ```
+///
+/// Numbers follow MediaPipe's CPU graph step by step (letterbox, OpenCV's fixed-point warp,
+/// SSD anchors, sigmoid scores, weighted non-maximum suppression, projection, pixel
+/// rounding), so results match `mediapipe` to within its own float noise. A full-range
+/// model (192×192) is accepted too, for faces far from the camera.
+///
+/// Every method may be called from any thread; calls are serialised internally.
+public final class FaceDetector: @unchecked Sendable {
+  /// The options the detector was created with.
+  public let options: FaceDetectorOptions
+  /// Whether the model is the short-range or the full-range detector.
+  public var isFullRange: Bool { graph.range == .full }
+
+  // `lock` guards `graph` (which owns the interpreter's memory) and `timestamps`.
+  private let lock = NSLock()
+  private let graph: DetectorGraph
+  private var timestamps = TimestampGate()
+  private var liveStream: LiveStreamRunner<VisionImage>?
+
+  /// Creates an image-mode detector with default options for the model at `modelPath`.
+  public convenience init(modelPath: String) throws {
+    try self.init(options: FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: modelPath)))
+  }
+
+  /// Creates a detector; throws `VisionTaskError` for bad options or an unusable model.
+  public init(options: FaceDetectorOptions) throws {
+    try options.validate()
+    self.options = options
+    graph = try DetectorGraph(model: Self.loadModel(options.baseOptions.modelAssetPath))
+    if options.runningMode == .liveStream {
+      liveStream = LiveStreamRunner(label: "visage.face-detector.live-stream") { [weak self] image, timestamp in
+        self?.deliver(image, timestamp: timestamp)
+      }
+    }
+  }
+
+  /// Detects faces in a still image. Needs running mode `.image`.
+  public func detect(image: VisionImage) throws -> FaceDetectorResult {
+    try requireMode(.image, method: "detect(image:)")
+    return try run(image, timestamp: 0)
+  }
+
+  /// Detects faces in one frame of a video. Needs running mode `.video`; timestamps must
+  /// increase from call to call.
+  public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
+    try requireMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+    lock.lock()
+    defer { lock.unlock() }
+    try timestamps.admit(timestampInMilliseconds)
+    return try detectLocked(image, timestamp: timestampInMilliseconds)
+  }
+
+  /// Hands a live-stream frame over and returns at once; the result goes to the options'
+  /// delegate or handler. Needs running mode `.liveStream`; timestamps must increase.
+  ///
+  /// While a frame is being processed the newest frame handed over waits, and any older
+  /// waiting frame is dropped without a callback (MediaPipe's flow limiter).
+  public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
+    try requireMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+    lock.lock()
+    defer { lock.unlock() }
+    try timestamps.admit(timestampInMilliseconds)
+    liveStream?.submit(image, timestamp: timestampInMilliseconds)
+  }
+
+  /// Blocks until every live-stream frame handed over so far is processed or dropped, and
+  /// its callback has returned. Useful at the end of a stream.
+  public func waitUntilIdle() {
+    liveStream?.waitUntilIdle()
+  }
+
+  private func requireMode(_ mode: RunningMode, method: String) throws(VisionTaskError) {
+    guard options.runningMode == mode else {
+      throw .wrongRunningMode(method: method, required: mode, current: options.runningMode)
+    }
+  }
+
+  private func run(_ image: VisionImage, timestamp: Int) throws -> FaceDetectorResult {
+    lock.lock()
+    defer { lock.unlock() }
+    return try detectLocked(image, timestamp: timestamp)
+  }
+
+  private func detectLocked(_ image: VisionImage, timestamp: Int) throws(VisionTaskError) -> FaceDetectorResult {
+    let degrees: Int
+    do { degrees = try image.orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
+    let rect = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: image.width, imageHeight: image.height)
+    let found = try graph.detect(
+      image, rect: rect, minScore: options.minDetectionConfidence,
+      suppressionThreshold: options.minSuppressionThreshold)
+    return FaceDetectorResult(
+      detections: found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) },
+      timestampInMilliseconds: timestamp)
+  }
+
+  private func deliver(_ image: VisionImage, timestamp: Int) {
+    let outcome = Result { try run(image, timestamp: timestamp) }
+    let (result, error) = (try? outcome.get(), outcome.failure)
+    if let delegate = options.faceDetectorLiveStreamDelegate {
+      delegate.faceDetector(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
+    }
+    options.liveStreamHandler?(result, timestamp, error)
+  }
+
+  /// Loads a detector from a `.tflite`, a `.task` bundle (its `face_detector.tflite`) or
+  /// a `bundle.task:entry` reference.
+  static func loadModel(_ path: String) throws(VisionTaskError) -> TFLiteModel {
+    guard !path.isEmpty else { throw .invalidModel("no model path given (baseOptions.modelAssetPath)") }
+    let reference = path.hasSuffix(".task") ? path + ":face_detector.tflite" : path
+    do { return try ModelSource.model(at: reference) } catch { throw .invalidModel("\(error)") }
+  }
+}
+
+extension Result {
+  /// The error, if this is a failure.
+  var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}

@@ -1,0 +1,53 @@
+/// Receives live-stream results of a `FaceDetector`: MediaPipe's
+/// `FaceDetectorLiveStreamDelegate`.
+public protocol FaceDetectorLiveStreamDelegate: AnyObject, Sendable {
+  /// Called on the detector's private serial queue, in timestamp order, once for every
+  /// frame that was processed (dropped frames get no call). Exactly one of `result` and
+  /// `error` is non-nil.
+  func faceDetector(
+    _ faceDetector: FaceDetector, didFinishDetection result: FaceDetectorResult?,
+    timestampInMilliseconds: Int, error: (any Error)?)
+}
+
+/// How to build a `FaceDetector`: MediaPipe's `FaceDetectorOptions`.
+public struct FaceDetectorOptions: Sendable {
+  /// The model: a BlazeFace short-range (128×128) or full-range (192×192) `.tflite`, or a
+  /// `.task` bundle holding `face_detector.tflite`.
+  public var baseOptions: BaseOptions
+  /// How images arrive; decides which `detect` method may be called.
+  public var runningMode: RunningMode
+  /// The lowest score a face may have to be reported, in 0...1. Default 0.5.
+  public var minDetectionConfidence: Float
+  /// The IoU above which overlapping boxes are merged into one face, in 0...1. Default 0.3.
+  public var minSuppressionThreshold: Float
+  /// Receives live-stream results (held weakly, as on iOS). Either this or
+  /// `liveStreamHandler` must be set in `.liveStream` mode, and neither in the others.
+  public weak var faceDetectorLiveStreamDelegate: (any FaceDetectorLiveStreamDelegate)?
+  /// A closure alternative to the delegate, with the same contract: result or error, and
+  /// the frame's timestamp.
+  public var liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+
+  /// Creates options with MediaPipe's defaults.
+  public init(
+    baseOptions: BaseOptions = BaseOptions(), runningMode: RunningMode = .image,
+    minDetectionConfidence: Float = 0.5, minSuppressionThreshold: Float = 0.3
+  ) {
+    self.baseOptions = baseOptions
+    self.runningMode = runningMode
+    self.minDetectionConfidence = minDetectionConfidence
+    self.minSuppressionThreshold = minSuppressionThreshold
+  }
+
+  /// Throws for thresholds outside 0...1 (or NaN) and for a delegate that does not fit the
+  /// running mode.
+  func validate() throws(VisionTaskError) {
+    for (name, value) in [
+      ("minDetectionConfidence", minDetectionConfidence), ("minSuppressionThreshold", minSuppressionThreshold),
+    ] where !(0...1).contains(value) {
+      throw .invalidOption("invalid `\(name)` option: value must be in the range [0.0, 1.0], got \(value)")
+    }
+    let hasReceiver = faceDetectorLiveStreamDelegate != nil || liveStreamHandler != nil
+    if runningMode == .liveStream && !hasReceiver { throw .missingLiveStreamDelegate }
+    if runningMode != .liveStream && hasReceiver { throw .unexpectedLiveStreamDelegate }
+  }
+}
