@@ -1,0 +1,146 @@
+import Dispatch
+import Foundation
+import Testing
+import Visage
+import VisageImageIO
+import VisageTestSupport
+
+/// Running modes, timestamps, option checks, bad models and thread safety.
+struct FaceDetectorAPITests {
+  static let astronaut = try! VisionImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
+
+  static func options(_ mode: RunningMode = .image) -> FaceDetectorOptions {
+    FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode)
+  }
+
+  @Test func methodsOfAnotherModeAreRefused() throws {
+    let image = try FaceDetector(options: Self.options(.image))
+    #expect(throws: VisionTaskError.self) { try image.detect(videoFrame: Self.astronaut, timestampInMilliseconds: 0) }
+    #expect(throws: VisionTaskError.self) { try image.detectAsync(image: Self.astronaut, timestampInMilliseconds: 0) }
+    let video = try FaceDetector(options: Self.options(.video))
+    #expect(throws: VisionTaskError.wrongRunningMode(method: "detect(image:)", required: .image, current: .video)) {
+      try video.detect(image: Self.astronaut)
+    }
+  }
+
+  @Test func timestampsMustIncrease() throws {
+    let video = try FaceDetector(options: Self.options(.video))
+    _ = try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: 10)
+    for bad in [10, 5, -5] {
+      #expect(throws: VisionTaskError.timestampNotIncreasing(previous: 10, given: bad)) {
+        try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: bad)
+      }
+    }
+    #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: 11).detections.count == 1)
+  }
+
+  @Test func liveStreamNeedsExactlyItsDelegate() throws {
+    #expect(throws: VisionTaskError.missingLiveStreamDelegate) { try FaceDetector(options: Self.options(.liveStream)) }
+    var options = Self.options(.image)
+    options.liveStreamHandler = { _, _, _ in }
+    #expect(throws: VisionTaskError.unexpectedLiveStreamDelegate) { try FaceDetector(options: options) }
+  }
+
+  @Test(arguments: [(Float(1.5), Float(0.3)), (-0.1, 0.3), (.nan, 0.3), (0.5, 2), (0.5, -1)])
+  func outOfRangeOptionsAreRefused(_ confidence: Float, _ suppression: Float) {
+    var options = Self.options()
+    options.minDetectionConfidence = confidence
+    options.minSuppressionThreshold = suppression
+    #expect(throws: VisionTaskError.self) { try FaceDetector(options: options) }
+  }
+
+  @Test func mirroredOrientationIsRefused() throws {
+    var image = Self.astronaut
+    image.orientation = .leftMirrored
+    let detector = try FaceDetector(options: Self.options())
+    #expect(throws: VisionTaskError.self) { try detector.detect(image: image) }
+  }
+
+  @Test func badModelsAreClearErrors() throws {
+    let missing = "/nonexistent/model.tflite"
+    let error = try #require(throws: VisionTaskError.self) { try FaceDetector(modelPath: missing) }
+    #expect("\(error)".contains(missing))
+    // The landmark model loads but is not a detector.
+    let landmarks = BundledModel.faceLandmarksDetector.reference
+    let wrong = try #require(throws: VisionTaskError.self) { try FaceDetector(modelPath: landmarks) }
+    #expect("\(wrong)".contains("[1, 256, 256, 3]"))
+    // A truncated detector.
+    let bytes = try Fixtures.bytes(atPath: FullRangeTests.fullRangePath)
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("visage-truncated.tflite").path
+    FileManager.default.createFile(atPath: path, contents: Data(bytes.prefix(bytes.count / 2)))
+    #expect(throws: VisionTaskError.self) { try FaceDetector(modelPath: path) }
+    #expect(throws: VisionTaskError.self) { try FaceDetector(modelPath: "") }
+  }
+
+  @Test func liveStreamDropsWaitingFramesAndKeepsOrder() throws {
+    let gate = DispatchSemaphore(value: 0)
+    let received = Locked<[Int]>([])
+    var options = Self.options(.liveStream)
+    options.liveStreamHandler = { result, timestamp, error in
+      if timestamp == 0 { gate.wait() }  // hold the first frame in flight
+      #expect(error == nil && result?.detections.count == 1 && result?.timestampInMilliseconds == timestamp)
+      received.mutate { $0.append(timestamp) }
+    }
+    let detector = try FaceDetector(options: options)
+    let start = ContinuousClock.now
+    for t in 0..<6 { try detector.detectAsync(image: Self.astronaut, timestampInMilliseconds: t * 33) }
+    // Handing frames over never waits for inference.
+    #expect(ContinuousClock.now - start < .seconds(1))
+    #expect(throws: VisionTaskError.self) { try detector.detectAsync(image: Self.astronaut, timestampInMilliseconds: 165) }
+    gate.signal()
+    detector.waitUntilIdle()
+    // Frame 0 was in flight; 33...132 each waited and were replaced; 165 ran last.
+    #expect(received.value == [0, 165])
+  }
+
+  @Test func liveStreamDelegateIsCalled() throws {
+    final class Collector: FaceDetectorLiveStreamDelegate, @unchecked Sendable {
+      let timestamps = Locked<[Int]>([])
+      func faceDetector(
+        _ faceDetector: FaceDetector, didFinishDetection result: FaceDetectorResult?,
+        timestampInMilliseconds: Int, error: (any Error)?
+      ) { timestamps.mutate { $0.append(timestampInMilliseconds) } }
+    }
+    let collector = Collector()
+    var options = Self.options(.liveStream)
+    options.faceDetectorLiveStreamDelegate = collector
+    let detector = try FaceDetector(options: options)
+    for t in [5, 9] {
+      try detector.detectAsync(image: Self.astronaut, timestampInMilliseconds: t)
+      detector.waitUntilIdle()
+    }
+    #expect(collector.timestamps.value == [5, 9])
+  }
+
+  @Test func oneDetectorServesManyThreads() throws {
+    let detector = try FaceDetector(options: Self.options())
+    let expected = try detector.detect(image: Self.astronaut)
+    let results = Locked<[FaceDetectorResult]>([])
+    DispatchQueue.concurrentPerform(iterations: 16) { _ in
+      if let r = try? detector.detect(image: Self.astronaut) { results.mutate { $0.append(r) } }
+    }
+    #expect(results.value.count == 16 && results.value.allSatisfy { $0 == expected })
+  }
+
+  @Test func orientationTurnsTheInputNotTheCoordinates() throws {
+    // The same pixels read as `.down` see an upside-down face the right way up; boxes stay
+    // in the stored image's pixels.
+    let rotated = try VisionImage(
+      contentsOfFile: Fixtures.fixturePath("detector/images/rotated_180.png"), orientation: .down)
+    let face = try #require(try FaceDetector(options: Self.options()).detect(image: rotated).detections.first)
+    let box = face.boundingBox
+    #expect(box.minX >= 0 && box.maxX <= Double(rotated.width) && box.maxY <= Double(rotated.height))
+    // Upside down, the eyes are below the mouth in stored pixels.
+    let k = try #require(face.keypoints)
+    #expect(k[0].location.y > k[3].location.y)
+  }
+}
+
+/// A value guarded by a lock, for collecting results across threads in tests.
+final class Locked<Value>: @unchecked Sendable {
+  private var stored: Value
+  private let lock = NSLock()
+  init(_ value: Value) { stored = value }
+  var value: Value { lock.withLock { stored } }
+  func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
