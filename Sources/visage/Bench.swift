@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Visage
+import VisageImageIO
 import VisageRuntime
 import VisageTFLite
 
@@ -22,8 +24,15 @@ struct Bench: ParsableCommand {
   @Option(help: "Untimed runs before timing.")
   var warmup = 20
 
-  @Option(help: "Measure only this item (repeatable): \(BundledWeights.modelNames.joined(separator: ", ")).")
+  @Option(help: "Measure only this item (repeatable): \(Bench.itemNames.joined(separator: ", ")).")
   var only: [String] = []
+
+  @Option(help: "The image for pipeline items (default: the bundled astronaut.png).")
+  var image: String?
+
+  /// Pipeline items: a task end to end on a decoded image (decoding excluded).
+  static let pipelineNames = ["detector_image"]
+  static var itemNames: [String] { BundledWeights.modelNames + pipelineNames }
 
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
@@ -38,20 +47,25 @@ struct Bench: ParsableCommand {
     guard threads >= 1, iterations >= 1, warmup >= 0 else {
       throw ValidationError("--threads and --iterations must be at least 1, --warmup at least 0")
     }
-    for name in only where !BundledWeights.modelNames.contains(name) {
-      throw ValidationError("unknown item '\(name)'; known: \(BundledWeights.modelNames.joined(separator: ", "))")
+    for name in only where !Bench.itemNames.contains(name) {
+      throw ValidationError("unknown item '\(name)'; known: \(Bench.itemNames.joined(separator: ", "))")
     }
   }
 
   func run() throws {
     let format = output ?? .automatic
     GEMM.setThreadCount(threads)
-    let names = only.isEmpty ? BundledWeights.modelNames : only
+    let names = only.isEmpty ? Bench.itemNames : only
     if format == .text {
       print("kernels \(kernels.rawValue), threads \(threads), iterations \(iterations), warm-up \(warmup)")
       print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
     }
     for name in names {
+      if Bench.pipelineNames.contains(name) {
+        let stats = try measurePipeline(name)
+        report(name, stats, format)
+        continue
+      }
       let model = try ModelSource.model(at: BundledWeights.model(named: name))
       let interpreter = try Interpreter(model: model, implementation: kernels)
       for i in interpreter.inputShapes.indices {
@@ -61,15 +75,29 @@ struct Bench: ParsableCommand {
         }
       }
       let stats = Timing.measure(warmup: warmup, iterations: iterations) { interpreter.invoke() }
-      if format == .json {
-        print(JSON.object([
-          ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(iterations)),
-          ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
-        ]))
-      } else {
-        print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90))
-      }
+      report(name, stats, format)
       if profile { printProfile(interpreter, name) }
+    }
+  }
+
+  private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat) {
+    if format == .json {
+      print(JSON.object([
+        ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(iterations)),
+        ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
+      ]))
+    } else {
+      print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90))
+    }
+  }
+
+  /// Times a task on an image decoded once beforehand.
+  private func measurePipeline(_ name: String) throws -> Timing.Statistics {
+    let picture = try VisionImage(contentsOfFile: image ?? BundledWeights.sampleImage())
+    switch name {
+    default:  // detector_image
+      let detector = try FaceDetector(modelPath: BundledWeights.model(named: "face_detector"))
+      return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? detector.detect(image: picture) }
     }
   }
 

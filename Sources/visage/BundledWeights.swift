@@ -33,6 +33,11 @@ enum BundledWeights {
     }
   }
 
+  /// The sample image beside the weights: `Tests/Fixtures/images/astronaut.png`.
+  static func sampleImage() throws -> String {
+    try directory() + "/../Tests/Fixtures/images/astronaut.png"
+  }
+
   /// The four bundled models, in benchmark order.
   static let modelNames = [
     "face_detector", "face_landmarks_detector", "face_blendshapes", "face_detection_full_range",

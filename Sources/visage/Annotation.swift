@@ -1,0 +1,63 @@
+import Visage
+
+/// Draws results onto a copy of an image's RGB pixels, for `--annotate`.
+struct Canvas {
+  private(set) var pixels: [UInt8]
+  let width: Int
+  let height: Int
+
+  init(_ image: VisionImage) {
+    pixels = image.pixels
+    width = image.width
+    height = image.height
+  }
+
+  /// Lines scale with the image so annotations stay visible on large photos.
+  var lineWidth: Int { max(2, min(width, height) / 256) }
+
+  /// The annotated image, in the source's stored orientation.
+  func image() throws -> VisionImage { try VisionImage(width: width, height: height, rgb: pixels) }
+
+  /// Fills the rectangle [x0, x1) × [y0, y1), clipped to the image.
+  mutating func fill(x0: Int, y0: Int, x1: Int, y1: Int, color: (UInt8, UInt8, UInt8)) {
+    let (xa, xb) = (max(0, x0), min(width, x1))
+    let (ya, yb) = (max(0, y0), min(height, y1))
+    guard xa < xb, ya < yb else { return }
+    for y in ya..<yb {
+      for x in xa..<xb {
+        let i = (y * width + x) * 3
+        pixels[i] = color.0; pixels[i + 1] = color.1; pixels[i + 2] = color.2
+      }
+    }
+  }
+
+  /// The outline of a box, drawn inside its edges.
+  mutating func strokeRect(x: Int, y: Int, width w: Int, height h: Int, color: (UInt8, UInt8, UInt8)) {
+    let t = lineWidth
+    fill(x0: x, y0: y, x1: x + w, y1: y + t, color: color)
+    fill(x0: x, y0: y + h - t, x1: x + w, y1: y + h, color: color)
+    fill(x0: x, y0: y, x1: x + t, y1: y + h, color: color)
+    fill(x0: x + w - t, y0: y, x1: x + w, y1: y + h, color: color)
+  }
+
+  /// A filled square dot centred on a point in pixels.
+  mutating func dot(x: Double, y: Double, color: (UInt8, UInt8, UInt8)) {
+    guard x.isFinite, y.isFinite, abs(x) < 1e7, abs(y) < 1e7 else { return }
+    let r = lineWidth + 1
+    let (cx, cy) = (Int(x.rounded()), Int(y.rounded()))
+    fill(x0: cx - r, y0: cy - r, x1: cx + r + 1, y1: cy + r + 1, color: color)
+  }
+
+  /// Boxes in green; keypoints in one colour per kind (eyes blue, nose red, mouth
+  /// yellow, tragions magenta).
+  mutating func draw(_ result: FaceDetectorResult) {
+    let colors: [(UInt8, UInt8, UInt8)] = [(0, 128, 255), (0, 128, 255), (255, 0, 0), (255, 220, 0), (255, 0, 255), (255, 0, 255)]
+    for detection in result.detections {
+      let b = detection.boundingBox
+      strokeRect(x: Int(b.minX), y: Int(b.minY), width: Int(b.width), height: Int(b.height), color: (0, 255, 0))
+      for (k, keypoint) in (detection.keypoints ?? []).enumerated() {
+        dot(x: keypoint.location.x * Double(width), y: keypoint.location.y * Double(height), color: colors[k % colors.count])
+      }
+    }
+  }
+}
