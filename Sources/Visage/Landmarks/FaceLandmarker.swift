@@ -1,0 +1,133 @@
+import Foundation
+import VisageTFLite
+
+/// Finds faces and their 478 landmarks in images, video frames or a live stream, with
+/// optional blendshapes: MediaPipe's Face Landmarker.
+///
+/// ```swift
+/// var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
+/// options.outputFaceBlendshapes = true
+/// let landmarker = try FaceLandmarker(options: options)
+/// let result = try landmarker.detect(image: try VisionImage(contentsOfFile: "face.jpg"))
+/// ```
+///
+/// In video and live-stream mode a face found in one frame is followed into the next from
+/// its landmarks; the detector runs only while fewer than `numFaces` faces are followed.
+/// Every method may be called from any thread; calls are serialised internally.
+public final class FaceLandmarker: @unchecked Sendable {
+  /// The options the landmarker was created with.
+  public let options: FaceLandmarkerOptions
+
+  // `lock` guards `pipeline` (models and tracking state) and `timestamps`.
+  private let lock = NSLock()
+  private let pipeline: LandmarkerPipeline
+  private var timestamps = TimestampGate()
+  private var liveStream: LiveStreamRunner<VisionImage>?
+
+  /// Creates an image-mode landmarker with default options for the bundle at `modelPath`.
+  public convenience init(modelPath: String) throws {
+    try self.init(options: FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: modelPath)))
+  }
+
+  /// Creates a landmarker; throws `VisionTaskError` for bad options or an unusable bundle.
+  public init(options: FaceLandmarkerOptions) throws {
+    try options.validate()
+    self.options = options
+    let path = options.baseOptions.modelAssetPath
+    let bundle: TaskBundle
+    do { bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: path)) } catch {
+      throw VisionTaskError.invalidModel(path.isEmpty ? "no model path given (baseOptions.modelAssetPath)" : "\(error)")
+    }
+    func model(_ name: String) throws(VisionTaskError) -> TFLiteModel {
+      do { return try TFLiteModel(bytes: bundle.data(named: name)) } catch { throw .invalidModel("\(path): \(error)") }
+    }
+    let detector = try DetectorGraph(
+      model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"))
+    let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"))
+    var blendshapes: BlendshapeGraph?
+    if options.outputFaceBlendshapes {
+      guard bundle.entryNames.contains("face_blendshapes.tflite") else {
+        throw VisionTaskError.invalidModel("\(path) has no face_blendshapes.tflite, which outputFaceBlendshapes needs")
+      }
+      blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"))
+    }
+    pipeline = LandmarkerPipeline(detector: detector, landmarks: landmarks, blendshapes: blendshapes, options: options)
+    if options.runningMode == .liveStream {
+      liveStream = LiveStreamRunner(label: "visage.face-landmarker.live-stream") { [weak self] image, timestamp in
+        self?.deliver(image, timestamp: timestamp)
+      }
+    }
+  }
+
+  /// Finds faces in a still image. Needs running mode `.image`.
+  public func detect(image: VisionImage) throws -> FaceLandmarkerResult {
+    try requireMode(.image, method: "detect(image:)")
+    return try lock.withLock { try result(image, timestamp: nil) }
+  }
+
+  /// Finds faces in one frame of a video, following faces from the previous frame. Needs
+  /// running mode `.video`; timestamps must increase from call to call.
+  public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
+    try requireMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+    return try lock.withLock {
+      try timestamps.admit(timestampInMilliseconds)
+      return try result(image, timestamp: timestampInMilliseconds)
+    }
+  }
+
+  /// Hands a live-stream frame over and returns at once; the result goes to the options'
+  /// delegate or handler. Needs running mode `.liveStream`; timestamps must increase.
+  /// Frames are dropped as in `FaceDetector.detectAsync`.
+  public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
+    try requireMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+    try lock.withLock {
+      try timestamps.admit(timestampInMilliseconds)
+      liveStream?.submit(image, timestamp: timestampInMilliseconds)
+    }
+  }
+
+  /// Visage: forgets tracked faces, smoothing filters and the last timestamp, so the next
+  /// frame may start an unrelated video (timestamps from 0 again) without reloading models.
+  /// In live-stream mode, call it once `waitUntilIdle()` has returned.
+  public func resetTracking() {
+    lock.withLock {
+      pipeline.reset()
+      timestamps = TimestampGate()
+    }
+  }
+
+  /// Blocks until every live-stream frame handed over so far is processed or dropped, and
+  /// its callback has returned.
+  public func waitUntilIdle() {
+    liveStream?.waitUntilIdle()
+  }
+
+  private func requireMode(_ mode: RunningMode, method: String) throws(VisionTaskError) {
+    guard options.runningMode == mode else {
+      throw .wrongRunningMode(method: method, required: mode, current: options.runningMode)
+    }
+  }
+
+  /// Runs the pipeline; the caller holds `lock`.
+  private func result(_ image: VisionImage, timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
+    let faces = try pipeline.process(image, timestamp: timestamp)
+    return FaceLandmarkerResult(
+      faceLandmarks: faces.map { $0.landmarks.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) } },
+      faceBlendshapes: faces.compactMap(\.blendshapes).map { scores in
+        Classifications(
+          headIndex: 0, headName: nil,
+          categories: scores.enumerated().map { i, score in
+            ResultCategory(index: i, score: score, categoryName: BlendshapeGraph.categoryNames[i], displayName: nil)
+          })
+      },
+      timestampInMilliseconds: timestamp ?? 0)
+  }
+
+  private func deliver(_ image: VisionImage, timestamp: Int) {
+    let outcome = Result { try lock.withLock { try result(image, timestamp: timestamp) } }
+    let (value, error) = (try? outcome.get(), outcome.failure)
+    options.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
+      self, didFinishDetection: value, timestampInMilliseconds: timestamp, error: error)
+    options.liveStreamHandler?(value, timestamp, error)
+  }
+}

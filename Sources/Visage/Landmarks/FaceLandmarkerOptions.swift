@@ -1,0 +1,83 @@
+/// Receives live-stream results of a `FaceLandmarker`: MediaPipe's
+/// `FaceLandmarkerLiveStreamDelegate`.
+public protocol FaceLandmarkerLiveStreamDelegate: AnyObject, Sendable {
+  /// Called on the landmarker's private serial queue, in timestamp order, once for every
+  /// frame that was processed (dropped frames get no call). Exactly one of `result` and
+  /// `error` is non-nil.
+  func faceLandmarker(
+    _ faceLandmarker: FaceLandmarker, didFinishDetection result: FaceLandmarkerResult?,
+    timestampInMilliseconds: Int, error: (any Error)?)
+}
+
+/// How a landmarker smooths landmarks over video frames.
+public enum LandmarkSmoothing: Sendable {
+  /// MediaPipe's behaviour: one face is smoothed when `numFaces` is 1; with more faces
+  /// allowed, nothing is smoothed.
+  case mediaPipe
+  /// Every face gets its own filter, matched from frame to frame by overlap; identical to
+  /// `.mediaPipe` when `numFaces` is 1.
+  case everyFace
+}
+
+/// How to build a `FaceLandmarker`: MediaPipe's `FaceLandmarkerOptions`, plus two Visage
+/// extensions (`faceDetectorModelAssetPath`, `landmarkSmoothing`).
+public struct FaceLandmarkerOptions: Sendable {
+  /// The `face_landmarker.task` bundle.
+  public var baseOptions: BaseOptions
+  /// How images arrive; decides which `detect` method may be called.
+  public var runningMode: RunningMode
+  /// The most faces to find, at least 1. Default 1.
+  public var numFaces: Int
+  /// The lowest detector score that starts a face, in 0...1. Default 0.5.
+  public var minFaceDetectionConfidence: Float
+  /// The lowest face-presence score for a face to be kept, in 0...1. Default 0.5.
+  public var minFacePresenceConfidence: Float
+  /// In video and live stream: the IoU above which a fresh detection replaces a tracked
+  /// face, in 0...1. Default 0.5.
+  public var minTrackingConfidence: Float
+  /// Also compute the 52 blendshape scores per face.
+  public var outputFaceBlendshapes: Bool
+  /// Also compute each face's 4×4 transformation matrix.
+  public var outputFacialTransformationMatrixes: Bool
+  /// Receives live-stream results (held weakly, as on iOS). Either this or
+  /// `liveStreamHandler` must be set in `.liveStream` mode, and neither in the others.
+  public weak var faceLandmarkerLiveStreamDelegate: (any FaceLandmarkerLiveStreamDelegate)?
+  /// A closure alternative to the delegate: result or error, and the frame's timestamp.
+  public var liveStreamHandler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
+  /// Visage: a detector to use instead of the bundle's, such as the full-range
+  /// `face_detection_full_range.tflite` so that faces far from the camera get landmarks.
+  public var faceDetectorModelAssetPath: String?
+  /// Visage: how landmarks are smoothed in video and live stream. Default `.everyFace`.
+  public var landmarkSmoothing: LandmarkSmoothing
+
+  /// Creates options with MediaPipe's defaults.
+  public init(
+    baseOptions: BaseOptions = BaseOptions(), runningMode: RunningMode = .image, numFaces: Int = 1,
+    minFaceDetectionConfidence: Float = 0.5, minFacePresenceConfidence: Float = 0.5,
+    minTrackingConfidence: Float = 0.5, outputFaceBlendshapes: Bool = false,
+    outputFacialTransformationMatrixes: Bool = false
+  ) {
+    self.baseOptions = baseOptions
+    self.runningMode = runningMode
+    self.numFaces = numFaces
+    self.minFaceDetectionConfidence = minFaceDetectionConfidence
+    self.minFacePresenceConfidence = minFacePresenceConfidence
+    self.minTrackingConfidence = minTrackingConfidence
+    self.outputFaceBlendshapes = outputFaceBlendshapes
+    self.outputFacialTransformationMatrixes = outputFacialTransformationMatrixes
+    self.landmarkSmoothing = .everyFace
+  }
+
+  func validate() throws(VisionTaskError) {
+    guard numFaces >= 1 else { throw .invalidOption("invalid `numFaces` option: must be at least 1, got \(numFaces)") }
+    for (name, value) in [
+      ("minFaceDetectionConfidence", minFaceDetectionConfidence),
+      ("minFacePresenceConfidence", minFacePresenceConfidence), ("minTrackingConfidence", minTrackingConfidence),
+    ] where !(0...1).contains(value) {
+      throw .invalidOption("invalid `\(name)` option: value must be in the range [0.0, 1.0], got \(value)")
+    }
+    let hasReceiver = faceLandmarkerLiveStreamDelegate != nil || liveStreamHandler != nil
+    if runningMode == .liveStream && !hasReceiver { throw .missingLiveStreamDelegate }
+    if runningMode != .liveStream && hasReceiver { throw .unexpectedLiveStreamDelegate }
+  }
+}

@@ -1,0 +1,62 @@
+/// A point on a face, normalized to the image: MediaPipe's `NormalizedLandmark`.
+///
+/// x and y are fractions of the stored image's width and height (they may fall slightly
+/// outside 0...1 at the border); z is depth relative to the head's centre, in units of the
+/// image width, smaller toward the camera.
+public struct NormalizedLandmark: Sendable, Equatable, Hashable {
+  /// Horizontal position, as a fraction of the image width.
+  public var x: Float
+  /// Vertical position, as a fraction of the image height.
+  public var y: Float
+  /// Depth, in image widths; smaller is closer to the camera.
+  public var z: Float
+  /// Not computed by the face mesh model; always nil, as in MediaPipe.
+  public var visibility: Float?
+  /// Not computed by the face mesh model; always nil, as in MediaPipe.
+  public var presence: Float?
+
+  /// Creates a landmark.
+  public init(x: Float, y: Float, z: Float, visibility: Float? = nil, presence: Float? = nil) {
+    self.x = x
+    self.y = y
+    self.z = z
+    self.visibility = visibility
+    self.presence = presence
+  }
+}
+
+/// A list of scored categories from one classifier head: MediaPipe's `Classifications`.
+public struct Classifications: Sendable, Equatable {
+  /// The head's index (0: the blendshape model has one head).
+  public var headIndex: Int
+  /// The head's name, when the model names it.
+  public var headName: String?
+  /// The categories, in the model's output order.
+  public var categories: [ResultCategory]
+
+  /// Creates a classification list.
+  public init(headIndex: Int, headName: String?, categories: [ResultCategory]) {
+    self.headIndex = headIndex
+    self.headName = headName
+    self.categories = categories
+  }
+}
+
+/// What `FaceLandmarker` finds in one image or frame: MediaPipe's `FaceLandmarkerResult`.
+///
+/// The arrays list faces in the same order: tracked faces first, then new detections.
+public struct FaceLandmarkerResult: Sendable, Equatable {
+  /// 478 landmarks per face: the face mesh (468) and the irises (10).
+  public var faceLandmarks: [[NormalizedLandmark]]
+  /// 52 blendshape scores per face, when `outputFaceBlendshapes` is set; else empty.
+  public var faceBlendshapes: [Classifications]
+  /// The frame's timestamp; 0 in image mode.
+  public var timestampInMilliseconds: Int
+
+  /// Creates a result.
+  public init(faceLandmarks: [[NormalizedLandmark]], faceBlendshapes: [Classifications], timestampInMilliseconds: Int) {
+    self.faceLandmarks = faceLandmarks
+    self.faceBlendshapes = faceBlendshapes
+    self.timestampInMilliseconds = timestampInMilliseconds
+  }
+}

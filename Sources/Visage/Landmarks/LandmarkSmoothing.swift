@@ -1,0 +1,111 @@
+import Foundation
+
+/// MediaPipe's `LowPassFilter`: float state, the blend computed partly in double exactly as
+/// its C++ mixes float and double.
+struct LowPassFilter {
+  private(set) var alpha: Float
+  private(set) var rawValue: Float = 0
+  private(set) var storedValue: Float = 0
+  private(set) var isInitialized = false
+
+  init(alpha: Float) { self.alpha = alpha }
+
+  mutating func apply(_ value: Float, alpha newAlpha: Float) -> Float {
+    // An alpha outside [0, 1] is ignored, keeping the previous one (MediaPipe logs it).
+    if newAlpha >= 0 && newAlpha <= 1 { alpha = newAlpha }
+    let result: Float
+    if isInitialized {
+      result = Float(Double(alpha * value) + (1.0 - Double(alpha)) * Double(storedValue))
+    } else {
+      result = value
+      isInitialized = true
+    }
+    rawValue = value
+    storedValue = result
+    return result
+  }
+}
+
+/// MediaPipe's `OneEuroFilter` (Casiez et al.'s 1€ filter) for one coordinate.
+struct OneEuroFilter {
+  private var frequency: Double
+  private let minCutoff: Double
+  private let beta: Double
+  private let derivativeCutoff: Double
+  private var x: LowPassFilter
+  private var dx: LowPassFilter
+  /// Nanoseconds; −1 until the first value.
+  private var lastTime: Int64 = -1
+
+  init(frequency: Double, minCutoff: Double, beta: Double, derivativeCutoff: Double) {
+    self.frequency = frequency
+    self.minCutoff = minCutoff
+    self.beta = beta
+    self.derivativeCutoff = derivativeCutoff
+    x = LowPassFilter(alpha: Float(Self.alpha(cutoff: minCutoff, frequency: frequency)))
+    dx = LowPassFilter(alpha: Float(Self.alpha(cutoff: derivativeCutoff, frequency: frequency)))
+  }
+
+  private static func alpha(cutoff: Double, frequency: Double) -> Double {
+    let te = 1.0 / frequency
+    let tau = 1.0 / (2 * Double.pi * cutoff)
+    return 1.0 / (1.0 + tau / te)
+  }
+
+  private func alpha(cutoff: Double) -> Double { Self.alpha(cutoff: cutoff, frequency: frequency) }
+
+  mutating func apply(_ value: Double, nanoseconds: Int64, valueScale: Double) -> Double {
+    if lastTime >= nanoseconds { return value }
+    if lastTime != 0 && nanoseconds != 0 {
+      frequency = 1.0 / (Double(nanoseconds - lastTime) * 1e-9)
+    }
+    lastTime = nanoseconds
+    var derivative = 0.0
+    if x.isInitialized {
+      derivative = (value - Double(x.rawValue)) * valueScale * frequency
+    }
+    let smoothedDerivative = Double(dx.apply(Float(derivative), alpha: Float(alpha(cutoff: derivativeCutoff))))
+    let cutoff = minCutoff + beta * abs(smoothedDerivative)
+    return Double(x.apply(Float(value), alpha: Float(alpha(cutoff: cutoff))))
+  }
+}
+
+/// Smooths one face's landmarks over time the way MediaPipe's face landmarker does in
+/// video and live-stream mode: a 1€ filter per landmark and axis (min cutoff 0.05, beta
+/// 80, derivative cutoff 1), values in pixels, velocities scaled by the face's size.
+struct LandmarkSmoother {
+  private var filters: [OneEuroFilter] = []
+
+  /// Forgets the past: the next frame comes out unfiltered.
+  mutating func reset() { filters.removeAll(keepingCapacity: true) }
+
+  /// The smoothed landmarks of a frame at `timestampInMilliseconds`.
+  mutating func smooth(_ landmarks: [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int) -> [SIMD3<Float>] {
+    let (w, h) = (Float(imageWidth), Float(imageHeight))
+    let pixels = landmarks.map { SIMD3($0.x * w, $0.y * h, $0.z * w) }
+    if filters.isEmpty {
+      filters = Array(
+        repeating: OneEuroFilter(frequency: 30, minCutoff: 0.05, beta: 80, derivativeCutoff: 1),
+        count: pixels.count * 3)
+    }
+    // Object scale: the mean of the landmarks' bounding box width and height, in pixels.
+    var low = SIMD2<Float>(repeating: .greatestFiniteMagnitude), high = -low
+    for p in pixels {
+      low = SIMD2(min(low.x, p.x), min(low.y, p.y))
+      high = SIMD2(max(high.x, p.x), max(high.y, p.y))
+    }
+    let scale = ((high.x - low.x) + (high.y - low.y)) / 2
+    if scale < 1e-6 { return landmarks }
+    let valueScale = Double(1 / scale)
+    let nanoseconds = Int64(timestampInMilliseconds) * 1_000_000
+    var out = [SIMD3<Float>](repeating: .zero, count: pixels.count)
+    for (i, p) in pixels.enumerated() {
+      var q = SIMD3<Float>()
+      for axis in 0..<3 {
+        q[axis] = Float(filters[3 * i + axis].apply(Double(p[axis]), nanoseconds: nanoseconds, valueScale: valueScale))
+      }
+      out[i] = SIMD3(q.x / w, q.y / h, q.z / w)
+    }
+    return out
+  }
+}

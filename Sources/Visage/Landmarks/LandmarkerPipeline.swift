@@ -1,0 +1,109 @@
+/// The face landmarker's per-frame work and its state between frames: MediaPipe's
+/// `FaceLandmarkerGraph` (detector, association, landmarks, presence, smoothing,
+/// blendshapes).
+///
+/// Not thread-safe: `FaceLandmarker` serialises use.
+final class LandmarkerPipeline {
+  struct Face {
+    var landmarks: [SIMD3<Float>]
+    var blendshapes: [Float]?
+  }
+
+  private let detector: DetectorGraph
+  private let landmarks: LandmarkGraph
+  private let blendshapes: BlendshapeGraph?
+  private let options: FaceLandmarkerOptions
+
+  /// Stream mode: the regions the previous frame's faces gave for this frame.
+  private var trackedRegions: [NormalizedRect] = []
+  /// Stream mode: one smoother per face being followed, with the region it was last seen in.
+  private var smoothers: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
+
+  init(detector: DetectorGraph, landmarks: LandmarkGraph, blendshapes: BlendshapeGraph?, options: FaceLandmarkerOptions) {
+    self.detector = detector
+    self.landmarks = landmarks
+    self.blendshapes = blendshapes
+    self.options = options
+  }
+
+  /// Forgets every tracked face and filter, as if the next frame began a new video.
+  func reset() {
+    trackedRegions = []
+    smoothers = []
+  }
+
+  /// One image (`timestamp` nil) or one frame of a stream.
+  func process(_ image: VisionImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
+    let (w, h) = (image.width, image.height)
+    let streaming = timestamp != nil
+    var regions: [NormalizedRect]
+    if streaming && trackedRegions.count >= options.numFaces {
+      // Enough faces are tracked: the detector does not run.
+      regions = trackedRegions
+    } else {
+      let degrees: Int
+      do { degrees = try image.orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
+      let found = try detector.detect(
+        image, rect: .wholeImage(rotationDegrees: degrees, imageWidth: w, imageHeight: h),
+        minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
+      let detected = found.prefix(options.numFaces).map { FaceRects.region(for: $0, imageWidth: w, imageHeight: h) }
+      regions = streaming ? Self.associate(trackedRegions + detected, threshold: options.minTrackingConfidence) : Array(detected)
+    }
+    regions = Array(regions.prefix(options.numFaces))
+
+    var faces: [(landmarks: [SIMD3<Float>], region: NormalizedRect)] = []
+    var next: [NormalizedRect] = []
+    for region in regions {
+      let out = try landmarks.run(image, rect: region)
+      // The test is strict, on doubles, as MediaPipe's ThresholdingCalculator does it.
+      guard Double(out.presence) > Double(options.minFacePresenceConfidence) else { continue }
+      faces.append((out.landmarks, region))
+      if streaming { next.append(FaceRects.region(forLandmarks: out.landmarks, imageWidth: w, imageHeight: h)) }
+    }
+    if streaming { trackedRegions = next }
+
+    var smoothed = faces.map(\.landmarks)
+    if let timestamp { smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h) }
+    return smoothed.map { points in
+      Face(landmarks: points, blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil)
+    }
+  }
+
+  /// MediaPipe's `AssociationNormRectCalculator`: each region in turn removes the earlier
+  /// ones it overlaps by more than `threshold` (axis-aligned IoU), then joins the end.
+  static func associate(_ regions: [NormalizedRect], threshold: Float) -> [NormalizedRect] {
+    var list: [NormalizedRect] = []
+    for region in regions {
+      list.removeAll { FaceRects.intersectionOverUnion($0, region) > threshold }
+      list.append(region)
+    }
+    return list
+  }
+
+  private func smooth(_ faces: [([SIMD3<Float>], NormalizedRect)], timestamp: Int, width: Int, height: Int) -> [[SIMD3<Float>]] {
+    if options.numFaces == 1 || options.landmarkSmoothing == .mediaPipe {
+      // MediaPipe smooths only with numFaces 1; a frame without a face resets the filter.
+      guard options.numFaces == 1, let face = faces.first else {
+        smoothers = []
+        return faces.map(\.0)
+      }
+      if smoothers.isEmpty { smoothers = [(face.1, LandmarkSmoother())] }
+      return [smoothers[0].smoother.smooth(face.0, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height)]
+    }
+    // Every face: follow each by the overlap of the regions its landmarks were read from.
+    var previous = smoothers
+    var current: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
+    var out: [[SIMD3<Float>]] = []
+    for (points, region) in faces {
+      let best = previous.indices.max { FaceRects.intersectionOverUnion(previous[$0].region, region) < FaceRects.intersectionOverUnion(previous[$1].region, region) }
+      var smoother = LandmarkSmoother()
+      if let best, FaceRects.intersectionOverUnion(previous[best].region, region) > 0.3 {
+        smoother = previous.remove(at: best).smoother
+      }
+      out.append(smoother.smooth(points, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height))
+      current.append((region, smoother))
+    }
+    smoothers = current
+    return out
+  }
+}
