@@ -13,9 +13,27 @@ XNNPACK thread on desktop Linux (the cpu/wall ratio printed with it, about 1.0, 
 its figure is the same whatever --threads says. If the visage binary does not know the item
 yet, only MediaPipe's figure is printed.
 
+Pipeline item `landmarker_image`: MediaPipe's Tasks FaceLandmarker (Weights/face_landmarker.task,
+IMAGE mode, num_faces 1, output_face_blendshapes and output_facial_transformation_matrixes on)
+timed around `detect()` on the same decoded astronaut.png: detector, landmarks, blendshapes and
+geometry on every call.
+
+Pipeline item `landmarker_video`: the same options in VIDEO mode, timed around each
+`detect_for_video()` call, so the figures are per frame. The frames are
+Tests/Fixtures/landmarker/frames/pan/*.jpg (320x240, written by
+Tools/make_landmarker_fixtures.py), decoded once beforehand and played forward then backward
+(0, 1, .., 11, 10, .., 1, 0, 1, ..) for the warm-up frames and then the timed ones, frame k at
+round(k * 1000 / 30) ms. The face is tracked throughout, so after the first frame the detector
+does not run: a frame is landmarks from the previous frame's ROI, smoothing, blendshapes and
+geometry.
+
+Visage's figures come from `visage bench --only <item> ... --output json` (all requested pipeline
+items in one call, or one call per item if the binary rejects a name).
+
     swift build -c release --product visage
     python3 Benchmarks/compare.py --threads 1 --threads 2
     python3 Benchmarks/compare.py --only detector_image
+    python3 Benchmarks/compare.py --only landmarker_image --only landmarker_video
 
 Needs `pip install -r Benchmarks/requirements.txt` (Tools/setup-python.sh makes a venv).
 """
@@ -34,8 +52,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "Tools"))
 from bundled_models import MODELS, model_bytes  # noqa: E402
 
-PIPELINES = ["detector_image"]  # timed against MediaPipe Tasks instead of LiteRT
+PIPELINES = ["detector_image", "landmarker_image", "landmarker_video"]  # against MediaPipe Tasks
 ASTRONAUT = os.path.join(ROOT, "Tests", "Fixtures", "images", "astronaut.png")
+VIDEO_FRAMES = os.path.join(ROOT, "Tests", "Fixtures", "landmarker", "frames", "pan")
 
 
 def splitmix64_floats(count, seed=42):
@@ -101,6 +120,102 @@ def visage_if_supported(binary, name, threads, iterations, warmup):
         return None
 
 
+def visage_pipelines(binary, names, threads, iterations, warmup):
+    """{name: `visage bench` result} for the pipeline items, from one call with every --only;
+    if the binary rejects that (say, a name it does not know yet), one call per item, leaving
+    out the items it fails on."""
+    if not os.path.exists(binary) or not names:
+        return {}
+    args = [binary, "bench"]
+    for name in names:
+        args += ["--only", name]
+    args += ["--threads", str(threads), "--iterations", str(iterations), "--warmup", str(warmup),
+             "--output", "json"]
+    try:
+        out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+        results = {}
+        for line in out.strip().splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                results[row.get("name")] = row
+        if all(name in results for name in names):
+            return results
+    except subprocess.CalledProcessError:
+        pass
+    results = {}
+    for name in names:
+        v = visage_if_supported(binary, name, threads, iterations, warmup)
+        if v:
+            results[name] = v
+    return results
+
+
+def _mediapipe():
+    os.environ.setdefault("GLOG_minloglevel", "2")
+    import mediapipe as mp
+    from mediapipe.tasks.python import BaseOptions, vision
+    return mp, BaseOptions, vision
+
+
+def _timed(call, iterations, warmup):
+    """min, median, p90 ms of `call(i)` for i in warmup .. warmup + iterations - 1 (after
+    untimed calls 0 .. warmup - 1), and the process's cpu/wall ratio over the timed calls."""
+    for i in range(warmup):
+        call(i)
+    times = []
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for i in range(warmup, warmup + iterations):
+        t0 = time.perf_counter_ns()
+        call(i)
+        times.append((time.perf_counter_ns() - t0) / 1e6)
+    cpu_per_wall = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
+    return {**stats(times), "cpuPerWall": cpu_per_wall}
+
+
+def _landmarker_options(vision, BaseOptions, mode):
+    with open(os.path.join(ROOT, "Weights", "face_landmarker.task"), "rb") as f:
+        task = f.read()
+    return vision.FaceLandmarkerOptions(
+        base_options=BaseOptions(model_asset_buffer=task), running_mode=mode, num_faces=1,
+        output_face_blendshapes=True, output_facial_transformation_matrixes=True)
+
+
+def mediapipe_landmarker_image(iterations, warmup):
+    """MediaPipe Tasks FaceLandmarker.detect on the decoded astronaut.png (blendshapes and
+    matrices on, one face): min, median, p90 ms."""
+    mp, BaseOptions, vision = _mediapipe()
+    from make_detector_fixtures import decode_rgb
+
+    image = mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(ASTRONAUT))
+    options = _landmarker_options(vision, BaseOptions, vision.RunningMode.IMAGE)
+    with vision.FaceLandmarker.create_from_options(options) as landmarker:
+        assert len(landmarker.detect(image).face_landmarks) == 1
+        return _timed(lambda i: landmarker.detect(image), iterations, warmup)
+
+
+def mediapipe_landmarker_video(iterations, warmup):
+    """MediaPipe Tasks FaceLandmarker.detect_for_video per frame over the pan sequence, played
+    forward and backward (blendshapes and matrices on, one face): min, median, p90 ms."""
+    mp, BaseOptions, vision = _mediapipe()
+    from make_detector_fixtures import decode_rgb
+
+    names = sorted(n for n in os.listdir(VIDEO_FRAMES) if n.endswith(".jpg"))
+    frames = [mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(os.path.join(VIDEO_FRAMES, n)))
+              for n in names]
+    cycle = list(range(len(frames))) + list(range(len(frames) - 2, 0, -1))  # ping-pong
+    options = _landmarker_options(vision, BaseOptions, vision.RunningMode.VIDEO)
+    found = []
+    with vision.FaceLandmarker.create_from_options(options) as landmarker:
+        def call(k):
+            result = landmarker.detect_for_video(frames[cycle[k % len(cycle)]], round(k * 1000 / 30))
+            found.append(len(result.face_landmarks))
+        timing = _timed(call, iterations, warmup)
+    if min(found) != 1:
+        print(f"note: landmarker_video lost the face on {found.count(0)} of {len(found)} frames",
+              file=sys.stderr)
+    return timing
+
+
 def mediapipe_detector_image(iterations, warmup):
     """MediaPipe Tasks FaceDetector.detect on the decoded astronaut.png: min, median, p90 ms."""
     os.environ.setdefault("GLOG_minloglevel", "2")
@@ -150,10 +265,14 @@ def main():
                          "ratio": v["medianMs"] / l["medianMs"]})
     pipeline_rows = []
     if pipelines:
-        reference = {"detector_image": mediapipe_detector_image(a.iterations, a.warmup)}
+        measure = {"detector_image": mediapipe_detector_image,
+                   "landmarker_image": mediapipe_landmarker_image,
+                   "landmarker_video": mediapipe_landmarker_video}
+        reference = {name: measure[name](a.iterations, a.warmup) for name in pipelines}
         for threads in a.threads or [1]:
+            ours = visage_pipelines(a.visage, pipelines, threads, a.iterations, a.warmup)
             for name in pipelines:
-                v = visage_if_supported(a.visage, name, threads, a.iterations, a.warmup)
+                v = ours.get(name)
                 m = reference[name]
                 pipeline_rows.append({
                     "name": name, "threads": threads, "iterations": a.iterations,
@@ -182,8 +301,9 @@ def main():
             ratio = f"{r['ratio']:>6.2f}" if r["ratio"] is not None else f"{'-':>6}"
             print(f"{r['name']:28} {r['threads']:>3} {vmed} {r['mediapipeMedianMs']:>11.3f} ms {vmin} "
                   f"{r['mediapipeMinMs']:>11.3f} ms {ratio}")
+        ratios = ", ".join(f"{name} {reference[name]['cpuPerWall']:.2f}" for name in pipelines)
         print(f"MediaPipe: default CPU options (no thread setting in its API); cpu/wall during its timed "
-              f"runs {pipeline_rows[0]['mediapipeCpuPerWall']:.2f}")
+              f"runs: {ratios}")
 
 
 if __name__ == "__main__":
