@@ -1,0 +1,50 @@
+import Visage
+
+/// The shape shared by `visage_png_decode` and `visage_jpeg_decode` (see the shim headers):
+/// data, size, width, height, output (nil to read only the header), message buffer, its size.
+typealias CDecoder = (
+  UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<UInt32>?,
+  UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<CChar>?, Int
+) -> Int32
+
+/// Runs a C codec call with a buffer for its message; returns its status and the message.
+func callCodec(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> (status: Int32, message: String) {
+  var buffer = [CChar](repeating: 0, count: 256)
+  let status = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count) }
+  let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+  return (status, String(decoding: bytes, as: UTF8.self))
+}
+
+/// Decodes with a two-phase C decoder: read the size from the header, check it, allocate the
+/// pixels, decode into them.
+///
+/// - Parameters:
+///   - ok: the decoder's success status.
+///   - failure: turns any other status and the codec's message into an error.
+func decodeInTwoPhases(
+  _ bytes: [UInt8], format: ImageFormat, with decoder: CDecoder, ok: Int32,
+  failure: (Int32, String) -> ImageIOError
+) throws -> VisionImage {
+  try bytes.withUnsafeBufferPointer { data in
+    var width: UInt32 = 0
+    var height: UInt32 = 0
+    let header = callCodec { decoder(data.baseAddress, data.count, &width, &height, nil, $0, $1) }
+    guard header.status == ok else { throw failure(header.status, header.message) }
+    // Checked before allocating, so a small file claiming a huge size costs nothing.
+    guard width <= VisionImage.maximumDimension, height <= VisionImage.maximumDimension else {
+      throw ImageIOError.tooLarge(format: format, width: Int(width), height: Int(height), path: nil)
+    }
+    guard width > 0, height > 0 else {
+      throw ImageIOError.corrupt(format: format, message: "image size is \(width)x\(height)", path: nil)
+    }
+    let count = Int(width) * Int(height) * 3
+    let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      let body = callCodec {
+        decoder(data.baseAddress, data.count, &width, &height, buffer.baseAddress, $0, $1)
+      }
+      guard body.status == ok else { throw failure(body.status, body.message) }
+      initialized = count
+    }
+    return try VisionImage(width: Int(width), height: Int(height), rgb: pixels)
+  }
+}

@@ -1,0 +1,41 @@
+import CJPEG
+import Visage
+
+/// JPEG decoding with libjpeg-turbo.
+///
+/// Reads baseline, extended and progressive files (and arithmetic-coded ones where the library
+/// supports them) in gray, YCbCr, RGB, CMYK and YCCK, always producing 8-bit RGB with
+/// libjpeg's default (accurate integer) IDCT and smooth chroma upsampling. Gray is replicated.
+///
+/// CMYK and YCCK (which libjpeg turns into CMYK) are converted without colour management:
+/// files with an Adobe APP14 marker, as Photoshop, libjpeg and Pillow write, store inverted
+/// CMYK, so R = C·K/255, G = M·K/255, B = Y·K/255, rounded to nearest; files without the
+/// marker store plain ink amounts, so R = (255−C)(255−K)/255, and so on.
+///
+/// Colour profiles and Exif orientation are ignored; pass the orientation to
+/// `VisionImage(encoded:orientation:)` if it matters.
+public enum JPEG {
+  /// Decodes a JPEG file held in memory.
+  ///
+  /// Damage that libjpeg only warns about, filling the missing part of the image with gray, is
+  /// an error here: data that ends early, entropy-coded data cut by a marker, bad Huffman or
+  /// arithmetic codes, lost restart markers and inconsistent progressive scans. Harmless
+  /// warnings (junk bytes between segments, unknown JFIF or Adobe versions, a bad ICC marker)
+  /// are ignored. A file with more than 500 scans is refused, to bound decoding time.
+  ///
+  /// - Returns: an 8-bit RGB image with orientation `.up`.
+  /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
+  ///   `VisionImage.maximumDimension` (checked before allocating), `.truncated`, `.corrupt` with
+  ///   libjpeg's message, `.unsupported` or `.outOfMemory`.
+  public static func decode(_ bytes: [UInt8]) throws -> VisionImage {
+    try decodeInTwoPhases(bytes, format: .jpeg, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
+      status, message in
+      switch Int(status) {
+      case Int(VISAGE_JPEG_TRUNCATED): .truncated(format: .jpeg, message: message, path: nil)
+      case Int(VISAGE_JPEG_UNSUPPORTED): .unsupported(format: .jpeg, message: message, path: nil)
+      case Int(VISAGE_JPEG_OUT_OF_MEMORY): .outOfMemory(format: .jpeg, path: nil)
+      default: .corrupt(format: .jpeg, message: message, path: nil)
+      }
+    }
+  }
+}

@@ -1,0 +1,62 @@
+import CPNG
+import Visage
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// PNG decoding and encoding with libpng.
+///
+/// Decoding accepts every standard PNG: gray, gray with alpha, palette (with or without tRNS),
+/// RGB and RGBA at every bit depth (1, 2, 4, 8, 16), interlaced or not. The result is always
+/// 8-bit RGB: palette entries and low bit depths are expanded, 16-bit samples are scaled with
+/// rounding (libpng's `png_set_scale_16`), alpha and tRNS transparency are dropped without
+/// compositing, and gray is replicated. gAMA, cHRM, sRGB and iCCP are ignored, as in MediaPipe
+/// and OpenCV: samples are used as stored.
+public enum PNG {
+  /// Decodes a PNG file held in memory.
+  ///
+  /// The whole file must be present up to its IEND chunk; anything after IEND is ignored.
+  ///
+  /// - Returns: an 8-bit RGB image with orientation `.up`.
+  /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
+  ///   `VisionImage.maximumDimension` (checked before allocating), `.truncated`, `.corrupt`
+  ///   with libpng's message, or `.outOfMemory`.
+  public static func decode(_ bytes: [UInt8]) throws -> VisionImage {
+    try decodeInTwoPhases(bytes, format: .png, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
+      status, message in
+      switch Int(status) {
+      case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)
+      case Int(VISAGE_PNG_OUT_OF_MEMORY): .outOfMemory(format: .png, path: nil)
+      default: .corrupt(format: .png, message: message, path: nil)
+      }
+    }
+  }
+
+  /// Encodes an image as an 8-bit RGB, non-interlaced PNG with libpng's default compression
+  /// and filters. Orientation is not recorded: the stored pixels are written as they are.
+  ///
+  /// - Throws: `ImageIOError.encodingFailed` or `.outOfMemory` if libpng fails.
+  public static func encode(_ image: VisionImage) throws -> [UInt8] {
+    var output: UnsafeMutablePointer<UInt8>? = nil
+    var size = 0
+    let result = image.pixels.withUnsafeBufferPointer { pixels in
+      callCodec {
+        visage_png_encode(
+          pixels.baseAddress, UInt32(image.width), UInt32(image.height), &output, &size, $0, $1)
+      }
+    }
+    guard Int(result.status) == Int(VISAGE_PNG_OK), let output else {
+      if Int(result.status) == Int(VISAGE_PNG_OUT_OF_MEMORY) {
+        throw ImageIOError.outOfMemory(format: .png, path: nil)
+      }
+      throw ImageIOError.encodingFailed(format: .png, message: result.message)
+    }
+    defer { free(output) }
+    return Array(UnsafeBufferPointer(start: output, count: size))
+  }
+}

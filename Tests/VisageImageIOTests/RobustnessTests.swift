@@ -1,0 +1,89 @@
+import Testing
+import Visage
+import VisageImageIO
+import VisageTestSupport
+
+/// Hostile input: truncations, random byte flips and headers claiming huge sizes. Every
+/// attempt must end in an image or an `ImageIOError`; a trap, a hang or a libjpeg "warning"
+/// that lets a damaged file through fails the run. Flips are seeded (SplitMix64), so a failure
+/// reproduces from the printed seed.
+@Suite(.timeLimit(.minutes(2))) struct RobustnessTests {
+  /// 200 prefix lengths spread over the file, plus the last few bytes one at a time.
+  static func prefixLengths(_ count: Int) -> [Int] {
+    Array(Set((0..<200).map { $0 * count / 200 } + (1...8).map { count - $0 })).sorted()
+  }
+
+  /// Every strict prefix fails: shorter than the magic bytes it is an unknown format, longer
+  /// it is truncated (PNG is read up to IEND, JPEG up to EOI).
+  @Test(arguments: [
+    "png_rgb8.png", "png_rgb8_interlaced.png", "png_rgba16.png", "png_palette4_trns.png",
+    "jpeg_baseline.jpg", "jpeg_progressive.jpg", "jpeg_cmyk.jpg", "jpeg_restart.jpg",
+  ])
+  func everyPrefixFails(_ name: String) throws {
+    let bytes = try CodecManifest.bytes(name)
+    let magic = name.hasSuffix(".png") ? 8 : 3
+    for length in Self.prefixLengths(bytes.count) {
+      let prefix = Array(bytes[0..<length])
+      let error = try #require(throws: ImageIOError.self, "prefix of \(length) of \(bytes.count) bytes") {
+        try VisionImage(encoded: prefix)
+      }
+      switch error {
+      case .unknownFormat: #expect(length < magic, "prefix of \(length): \(error)")
+      case .truncated: #expect(length >= magic)
+      default: Issue.record("prefix of \(length) of \(bytes.count) bytes: \(error)")
+      }
+    }
+  }
+
+  /// A few hundred seeded damages of 1 to 4 bytes each. For PNG the chunk CRCs are repaired
+  /// afterwards in half of the trials, so damage reaches zlib and the unfilterer too.
+  @Test(arguments: ["png_rgb8.png", "png_palette8_interlaced.png", "jpeg_baseline.jpg", "jpeg_progressive.jpg"])
+  func randomByteFlipsNeverCrash(_ name: String) throws {
+    let original = try CodecManifest.bytes(name)
+    var outcomes: [String: Int] = [:]
+    for trial in 0..<300 {
+      var random = RandomSource(seed: 0xC0DEC + UInt64(trial))
+      var bytes = original
+      for _ in 0..<(1 + random.int(in: 0..<4)) {
+        let position = random.int(in: 0..<bytes.count)
+        bytes[position] ^= UInt8(1 + random.int(in: 0..<255))
+      }
+      if name.hasSuffix(".png") && trial % 2 == 0 { bytes = repairingCRCs(bytes) }
+      do {
+        let image = try VisionImage(encoded: bytes)
+        #expect(image.pixels.count == image.width * image.height * 3, "trial \(trial)")
+        outcomes["decoded", default: 0] += 1
+      } catch let error as ImageIOError {
+        let kind = String(describing: error).split(separator: ":").first.map(String.init) ?? ""
+        outcomes[kind, default: 0] += 1
+      } catch {
+        Issue.record("trial \(trial): unexpected error \(error)")
+      }
+    }
+    print("\(name) flips: \(outcomes.sorted { $0.key < $1.key })")
+  }
+
+  /// Sizes are checked from the header, before the pixels are allocated: these files would
+  /// need gigabytes to terabytes.
+  @Test func hugeClaimedSizesAreRefusedBeforeDecoding() throws {
+    let limit = UInt32(VisionImage.maximumDimension)
+    for (width, height) in [(limit + 1, 1), (1, limit + 1), (100_000, 100_000), (0x7FFF_FFFF, 0x7FFF_FFFF)] {
+      #expect(throws: ImageIOError.tooLarge(format: .png, width: Int(width), height: Int(height), path: nil)) {
+        try PNG.decode(pngClaiming(width: width, height: height))
+      }
+    }
+    // At the limit the size is accepted; the missing image data is what fails.
+    let atLimit = try #require(throws: ImageIOError.self) { try PNG.decode(pngClaiming(width: limit, height: 1)) }
+    #expect(atLimit == .corrupt(format: .png, message: "Not enough image data", path: nil))
+
+    // JPEG: patch the SOF of a real file to the largest size JPEG allows.
+    var jpeg = try CodecManifest.bytes("jpeg_baseline.jpg")
+    let sof = try #require((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: [0xFF, 0xDC, 0xFF, 0xDC])  // 65500 x 65500
+    let error = try #require(throws: ImageIOError.self) { try VisionImage(encoded: jpeg) }
+    #expect(error == .tooLarge(format: .jpeg, width: 65500, height: 65500, path: nil))
+    #expect(
+      error.description == "JPEG data is 65500x65500 pixels, too large: each side must be at most "
+        + "\(VisionImage.maximumDimension)")
+  }
+}
