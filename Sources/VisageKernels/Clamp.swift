@@ -27,12 +27,14 @@ public struct Clamp: Hashable, Sendable {
   public var isNone: Bool { lowerBound == -.infinity && upperBound == .infinity }
 
   /// Applies the clamp to one value, the way TFLite's `ActivationFunctionWithMinMax` does.
-  @inlinable public func callAsFunction(_ x: Float) -> Float {
+  @inlinable @inline(__always) public func callAsFunction(_ x: Float) -> Float {
     min(max(x, lowerBound), upperBound)
   }
 
-  /// Applies the clamp to eight values at once.
-  @inlinable public func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
+  /// Applies the clamp to eight values at once. Always inlined: as a call, the vector
+  /// crosses the ABI in two halves and a `vzeroupper` follows (measured 15% of the
+  /// face detector's time).
+  @inlinable @inline(__always) public func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
     lanewiseMin(lanewiseMax(x, Vector(repeating: lowerBound)), Vector(repeating: upperBound))
   }
 }
