@@ -31,7 +31,7 @@ struct Bench: ParsableCommand {
   var image: String?
 
   /// Pipeline items: a task end to end on a decoded image (decoding excluded).
-  static let pipelineNames = ["detector_image"]
+  static let pipelineNames = ["detector_image", "landmarker_image", "landmarker_video"]
   static var itemNames: [String] { BundledWeights.modelNames + pipelineNames }
 
   @Option(help: "json or text (text on a terminal).")
@@ -94,7 +94,28 @@ struct Bench: ParsableCommand {
   /// Times a task on an image decoded once beforehand.
   private func measurePipeline(_ name: String) throws -> Timing.Statistics {
     let picture = try VisionImage(contentsOfFile: image ?? BundledWeights.sampleImage())
+    let bundle = try BundledWeights.directory() + "/face_landmarker.task"
     switch name {
+    case "landmarker_image", "landmarker_video":
+      // One face, blendshapes on (matrices join when the geometry stage lands).
+      var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: bundle), outputFaceBlendshapes: true)
+      if name == "landmarker_image" {
+        let landmarker = try FaceLandmarker(options: options)
+        return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? landmarker.detect(image: picture) }
+      }
+      // Video: the committed pan sequence played forward and backward, frame k at
+      // round(k·1000/30) ms, as Benchmarks/compare.py plays it to MediaPipe.
+      options.runningMode = .video
+      let landmarker = try FaceLandmarker(options: options)
+      let folder = try BundledWeights.directory() + "/../Tests/Fixtures/landmarker/frames/pan"
+      let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jpg") }.sorted()
+      let frames = try names.map { try VisionImage(contentsOfFile: folder + "/" + $0) }
+      let cycle = Array(frames.indices) + Array(stride(from: frames.count - 2, to: 0, by: -1))
+      var k = 0
+      return Timing.measure(warmup: warmup, iterations: iterations) {
+        _ = try? landmarker.detect(videoFrame: frames[cycle[k % cycle.count]], timestampInMilliseconds: Int((Double(k) * 1000 / 30).rounded()))
+        k += 1
+      }
     default:  // detector_image
       let detector = try FaceDetector(modelPath: BundledWeights.model(named: "face_detector"))
       return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? detector.detect(image: picture) }
