@@ -97,8 +97,9 @@ struct Bench: ParsableCommand {
     let bundle = try BundledWeights.directory() + "/face_landmarker.task"
     switch name {
     case "landmarker_image", "landmarker_video":
-      // One face, blendshapes on (matrices join when the geometry stage lands).
-      var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: bundle), outputFaceBlendshapes: true)
+      // One face, blendshapes and transformation matrices on, as MediaPipe is timed.
+      var options = FaceLandmarkerOptions(
+        baseOptions: BaseOptions(modelAssetPath: bundle), outputFaceBlendshapes: true, outputFacialTransformationMatrixes: true)
       if name == "landmarker_image" {
         let landmarker = try FaceLandmarker(options: options)
         return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? landmarker.detect(image: picture) }

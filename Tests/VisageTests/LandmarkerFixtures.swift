@@ -44,7 +44,8 @@ enum LandmarkerFixtures {
       var o = FaceLandmarkerOptions(
         baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode, numFaces: numFaces,
         minFaceDetectionConfidence: minFaceDetectionConfidence, minFacePresenceConfidence: minFacePresenceConfidence,
-        minTrackingConfidence: minTrackingConfidence, outputFaceBlendshapes: true)
+        minTrackingConfidence: minTrackingConfidence, outputFaceBlendshapes: true,
+        outputFacialTransformationMatrixes: true)
       o.landmarkSmoothing = .mediaPipe
       return o
     }

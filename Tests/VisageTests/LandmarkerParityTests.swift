@@ -10,7 +10,7 @@ import VisageTestSupport
 struct LandmarkerParityTests {
   /// Worst differences seen, for the README.
   struct Errors {
-    var meanXY = 0.0, maxXY = 0.0, maxZ = 0.0, maxBlendshape = 0.0, faces = 0
+    var meanXY = 0.0, maxXY = 0.0, maxZ = 0.0, maxBlendshape = 0.0, maxRotation = 0.0, maxTranslation = 0.0, faces = 0
   }
 
   @Test(arguments: LandmarkerFixtures.imageCases)
@@ -43,6 +43,7 @@ struct LandmarkerParityTests {
       let result = try FaceLandmarker(options: fixture.options(.image)).detect(image: fixture.frames[0].loadImage())
       let e = Self.compare(result, fixture.frames[0], "\(fixture)")
       all.maxXY = max(all.maxXY, e.maxXY); all.maxZ = max(all.maxZ, e.maxZ); all.maxBlendshape = max(all.maxBlendshape, e.maxBlendshape)
+      all.maxRotation = max(all.maxRotation, e.maxRotation); all.maxTranslation = max(all.maxTranslation, e.maxTranslation)
       sumMean += e.meanXY * Double(e.faces); all.faces += e.faces
     }
     var video = Errors()
@@ -52,11 +53,12 @@ struct LandmarkerParityTests {
       for frame in fixture.frames {
         let e = Self.compare(try landmarker.detect(videoFrame: frame.loadImage(), timestampInMilliseconds: frame.timestampMs), frame, fixture.name)
         video.maxXY = max(video.maxXY, e.maxXY); video.maxZ = max(video.maxZ, e.maxZ); video.maxBlendshape = max(video.maxBlendshape, e.maxBlendshape)
+        video.maxRotation = max(video.maxRotation, e.maxRotation); video.maxTranslation = max(video.maxTranslation, e.maxTranslation)
         videoSum += e.meanXY * Double(e.faces); video.faces += e.faces
       }
     }
-    print("landmarker parity, image mode: \(all.faces) faces, mean xy \(sumMean / Double(max(all.faces, 1))), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape)")
-    print("landmarker parity, video mode: \(video.faces) faces, mean xy \(videoSum / Double(max(video.faces, 1))), max xy \(video.maxXY), max z \(video.maxZ), max blendshape \(video.maxBlendshape)")
+    print("landmarker parity, image mode: \(all.faces) faces, mean xy \(sumMean / Double(max(all.faces, 1))), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation)")
+    print("landmarker parity, video mode: \(video.faces) faces, mean xy \(videoSum / Double(max(video.faces, 1))), max xy \(video.maxXY), max z \(video.maxZ), max blendshape \(video.maxBlendshape), max rotation \(video.maxRotation), max translation \(video.maxTranslation)")
   }
 
   static func compare(_ result: FaceLandmarkerResult, _ frame: LandmarkerFixtures.Frame, _ label: String) -> Errors {
@@ -71,6 +73,13 @@ struct LandmarkerParityTests {
         errors.maxXY = max(errors.maxXY, dx, dy)
         errors.maxZ = max(errors.maxZ, abs(Double(ours.z) - Double(theirs.z)))
       }
+      let matrix = result.facialTransformationMatrixes[i]
+      for r in 0..<3 {
+        for c in 0..<3 { errors.maxRotation = max(errors.maxRotation, abs(Double(matrix[r, c]) - Double(face.matrix[r][c]))) }
+        errors.maxTranslation = max(errors.maxTranslation, abs(Double(matrix[r, 3]) - Double(face.matrix[r][3])))
+      }
+      // Issue bars for the transformation matrix: rotation within 1e-3, translation 0.05 cm.
+      #expect(errors.maxRotation <= 1e-3 && errors.maxTranslation <= 0.05, "\(label): matrix \(errors)")
       for (ours, theirs) in zip(result.faceBlendshapes[i].categories, face.blendshapes) {
         #expect(ours.categoryName == theirs.0)
         errors.maxBlendshape = max(errors.maxBlendshape, abs(Double(ours.score) - Double(theirs.1)))

@@ -51,7 +51,15 @@ public final class FaceLandmarker: @unchecked Sendable {
       }
       blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"))
     }
-    pipeline = LandmarkerPipeline(detector: detector, landmarks: landmarks, blendshapes: blendshapes, options: options)
+    var geometry: FaceGeometry?
+    if options.outputFacialTransformationMatrixes {
+      let name = "geometry_pipeline_metadata_landmarks.binarypb"
+      do { geometry = try FaceGeometry(metadata: bundle.data(named: name)) } catch {
+        throw VisionTaskError.invalidModel("\(path): \(name): \(error)")
+      }
+    }
+    pipeline = LandmarkerPipeline(
+      detector: detector, landmarks: landmarks, blendshapes: blendshapes, geometry: geometry, options: options)
     if options.runningMode == .liveStream {
       liveStream = LiveStreamRunner(label: "visage.face-landmarker.live-stream") { [weak self] image, timestamp in
         self?.deliver(image, timestamp: timestamp)
@@ -120,6 +128,9 @@ public final class FaceLandmarker: @unchecked Sendable {
             ResultCategory(index: i, score: score, categoryName: BlendshapeGraph.categoryNames[i], displayName: nil)
           })
       },
+      // Like MediaPipe, a face the geometry stage skips (landmarks too compact) has no
+      // matrix, so this list can be shorter than `faceLandmarks`.
+      facialTransformationMatrixes: faces.compactMap(\.transformationMatrix),
       timestampInMilliseconds: timestamp ?? 0)
   }
 

@@ -50,13 +50,20 @@ public struct FaceLandmarkerResult: Sendable, Equatable {
   public var faceLandmarks: [[NormalizedLandmark]]
   /// 52 blendshape scores per face, when `outputFaceBlendshapes` is set; else empty.
   public var faceBlendshapes: [Classifications]
+  /// Each face's pose as a 4×4 matrix from the canonical face model (centimetres) to the
+  /// camera, when `outputFacialTransformationMatrixes` is set; else empty.
+  public var facialTransformationMatrixes: [Matrix4x4]
   /// The frame's timestamp; 0 in image mode.
   public var timestampInMilliseconds: Int
 
   /// Creates a result.
-  public init(faceLandmarks: [[NormalizedLandmark]], faceBlendshapes: [Classifications], timestampInMilliseconds: Int) {
+  public init(
+    faceLandmarks: [[NormalizedLandmark]], faceBlendshapes: [Classifications],
+    facialTransformationMatrixes: [Matrix4x4], timestampInMilliseconds: Int
+  ) {
     self.faceLandmarks = faceLandmarks
     self.faceBlendshapes = faceBlendshapes
+    self.facialTransformationMatrixes = facialTransformationMatrixes
     self.timestampInMilliseconds = timestampInMilliseconds
   }
 }

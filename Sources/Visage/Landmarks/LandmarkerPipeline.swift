@@ -7,11 +7,14 @@ final class LandmarkerPipeline {
   struct Face {
     var landmarks: [SIMD3<Float>]
     var blendshapes: [Float]?
+    /// Nil when not asked for, or when MediaPipe's geometry stage skips the face.
+    var transformationMatrix: Matrix4x4?
   }
 
   private let detector: DetectorGraph
   private let landmarks: LandmarkGraph
   private let blendshapes: BlendshapeGraph?
+  private let geometry: FaceGeometry?
   private let options: FaceLandmarkerOptions
 
   /// Stream mode: the regions the previous frame's faces gave for this frame.
@@ -19,10 +22,14 @@ final class LandmarkerPipeline {
   /// Stream mode: one smoother per face being followed, with the region it was last seen in.
   private var smoothers: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
 
-  init(detector: DetectorGraph, landmarks: LandmarkGraph, blendshapes: BlendshapeGraph?, options: FaceLandmarkerOptions) {
+  init(
+    detector: DetectorGraph, landmarks: LandmarkGraph, blendshapes: BlendshapeGraph?, geometry: FaceGeometry?,
+    options: FaceLandmarkerOptions
+  ) {
     self.detector = detector
     self.landmarks = landmarks
     self.blendshapes = blendshapes
+    self.geometry = geometry
     self.options = options
   }
 
@@ -65,7 +72,10 @@ final class LandmarkerPipeline {
     var smoothed = faces.map(\.landmarks)
     if let timestamp { smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h) }
     return smoothed.map { points in
-      Face(landmarks: points, blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil)
+      Face(
+        landmarks: points,
+        blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil,
+        transformationMatrix: geometry?.transformationMatrix(landmarks: points, imageWidth: w, imageHeight: h))
     }
   }
 
