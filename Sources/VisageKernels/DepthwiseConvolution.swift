@@ -1,11 +1,12 @@
 /// Depthwise 2-D convolution in NHWC with [1, kh, kw, channels] filters.
 ///
-/// The optimized kernel covers depth multiplier 1 (every depthwise layer in our models):
-/// eight channels per SIMD step, and for pixels whose window lies wholly inside the image
-/// the taps are precomputed pointer offsets with no bounds tests. Taps are summed in the
-/// reference's order and the bias added last, as the reference does, so that without FMA
-/// contraction the results are the reference's to the bit. Other multipliers run the
-/// reference.
+/// The optimized kernel covers depth multiplier 1 (every depthwise layer in our models).
+/// 3×3 filters, the common case, take the row kernel in DepthwiseConvolution+Rows3x3.swift;
+/// other filters go eight channels per SIMD step, and for pixels whose window lies wholly
+/// inside the image the taps are precomputed pointer offsets with no bounds tests. Taps are
+/// summed in the reference's order and the bias added last, as the reference does, so that
+/// without FMA contraction the results are the reference's to the bit. Other multipliers
+/// run the reference.
 public enum DepthwiseConvolution {
   /// Runs the optimized kernel, falling back to the reference for multipliers other than 1.
   ///
@@ -22,6 +23,10 @@ public enum DepthwiseConvolution {
           output[i] = Elementwise.prelu(output[i], slopes[i % g.output.channels])
         }
       }
+      return
+    }
+    if let rows = Rows3x3(g) {
+      run3x3(g, rows, input, filter, bias, clamp, slopes, output)
       return
     }
     let channels = g.input.channels
@@ -47,28 +52,10 @@ public enum DepthwiseConvolution {
     let taps = g.filterHeight * g.filterWidth
     let spanHeight = (g.filterHeight - 1) * g.dilationHeight
     let spanWidth = (g.filterWidth - 1) * g.dilationWidth
-    let is3x3 = g.filterHeight == 3 && g.filterWidth == 3 && g.dilationHeight == 1 && g.dilationWidth == 1
-    // Output columns whose window lies inside the image: originX >= 0 and originX + span < width.
-    let firstInside = (g.padLeft + g.strideWidth - 1) / g.strideWidth
-    let endInside = max(firstInside, min(g.output.width, (g.input.width - 1 - spanWidth + g.padLeft) / g.strideWidth + 1))
     for b in 0..<g.output.batch {
       for outY in 0..<g.output.height {
         let originY = outY * g.strideHeight - g.padTop
         let rowInside = originY >= 0 && originY + spanHeight < g.input.height
-        if is3x3 && rowInside && channels >= 8 && endInside > firstInside {
-          // Border columns one pixel at a time; the inside span one channel block at a time
-          // with its nine weights held in registers.
-          for outX in 0..<g.output.width where outX < firstInside || outX >= endInside {
-            let originX = outX * g.strideWidth - g.padLeft
-            border(g, b, originY, originX, filter, bias, clamp, slopes, input, output + g.output.offset(b, outY, outX, 0))
-          }
-          let rowInput = input + g.input.offset(b, originY, firstInside * g.strideWidth - g.padLeft, 0)
-          let rowOutput = output + g.output.offset(b, outY, firstInside, 0)
-          interior3x3(
-            rowInput, rowOutput, count: endInside - firstInside, g.strideWidth * channels,
-            g.input.width * channels, channels, filter, bias, clamp, slopes)
-          continue
-        }
         for outX in 0..<g.output.width {
           let originX = outX * g.strideWidth - g.padLeft
           let out = output + g.output.offset(b, outY, outX, 0)
@@ -80,48 +67,6 @@ public enum DepthwiseConvolution {
           }
         }
       }
-    }
-  }
-
-  /// `count` output pixels of one row whose 3×3 windows lie inside the image. `step` is the
-  /// input distance between neighbouring windows, `rowStride` between input rows.
-  private static func interior3x3(
-    _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int, _ step: Int,
-    _ rowStride: Int, _ channels: Int, _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
-    _ clamp: Clamp, _ slopes: UnsafePointer<Float>?
-  ) {
-    let r1 = rowStride
-    let r2 = 2 * rowStride
-    let c1 = channels
-    let c2 = 2 * channels
-    var c = 0
-    while c < channels {
-      // A last block that would run past the channels is shifted back to overlap the
-      // previous one: recomputing a few channels is cheaper than a scalar tail.
-      let cc = min(c, channels - 8)
-      let w0 = filter.vector(at: cc), w1 = filter.vector(at: c1 + cc), w2 = filter.vector(at: c2 + cc)
-      let w3 = filter.vector(at: 3 * c1 + cc), w4 = filter.vector(at: 4 * c1 + cc)
-      let w5 = filter.vector(at: 5 * c1 + cc), w6 = filter.vector(at: 6 * c1 + cc)
-      let w7 = filter.vector(at: 7 * c1 + cc), w8 = filter.vector(at: 8 * c1 + cc)
-      let bv = bias.vector(at: cc)
-      var x = input + cc
-      var out = output + cc
-      for _ in 0..<count {
-        // Taps summed in filter order from zero, as the reference does.
-        var acc = x.vector(at: 0) * w0 + Vector.zero
-        acc = x.vector(at: c1) * w1 + acc
-        acc = x.vector(at: c2) * w2 + acc
-        acc = x.vector(at: r1) * w3 + acc
-        acc = x.vector(at: r1 + c1) * w4 + acc
-        acc = x.vector(at: r1 + c2) * w5 + acc
-        acc = x.vector(at: r2) * w6 + acc
-        acc = x.vector(at: r2 + c1) * w7 + acc
-        acc = x.vector(at: r2 + c2) * w8 + acc
-        out.store(activate(acc + bv, clamp, slopes, cc), at: 0)
-        x += step
-        out += channels
-      }
-      c += 8
     }
   }
 
@@ -187,10 +132,10 @@ public enum DepthwiseConvolution {
   }
 
   @inline(__always)
-  private static func activate(
-    _ acc: Vector, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int
-  ) -> Vector {
+  static func activate<V: FloatVector>(
+    _ acc: V, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int
+  ) -> V {
     guard let slopes else { return clamp(acc) }
-    return Elementwise.prelu(clamp(acc), slopes.vector(at: c))
+    return V.prelu(clamp(acc), slopes.load(V.self, at: c))
   }
 }

@@ -80,6 +80,31 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
     add { DepthwiseCase(index: $0, channels: 24, height: 16, width: 16, filter: 5, stride: 2, padding: .same, relu: true) }
     return cases
   }()
+
+  /// Shapes at the edges of the 3×3 row kernel: channel counts whose last block is 8 wide,
+  /// a shifted 16 or a shifted 8 (12, 24, 28, 42, 56); even widths at stride 2, where only
+  /// the right edge is padded; one- and two-row inputs, where the zero row stands in above
+  /// and below; and widths of 2 and 3, where the edge pixels meet.
+  static let rows3x3: [DepthwiseCase] = {
+    var cases: [DepthwiseCase] = []
+    func add(_ make: (Int) -> DepthwiseCase) { cases.append(make(21_000 + cases.count)) }
+    for channels in [8, 12, 24, 28, 42, 56] {
+      for (height, width) in [(1, 5), (2, 2), (3, 3), (4, 8), (6, 10), (9, 7)] {
+        for stride in [1, 2] {
+          for padding in [Padding.same, .valid] {
+            let relu = cases.count % 2 == 0
+            add {
+              DepthwiseCase(
+                index: $0, channels: channels, height: height, width: width, filter: 3, stride: stride,
+                padding: padding, relu: relu)
+            }
+            if cases.last!.geometry.output.count == 0 { cases.removeLast() }
+          }
+        }
+      }
+    }
+    return cases
+  }()
 }
 
 @Suite struct DepthwiseConvolutionTests {
@@ -91,6 +116,33 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
   @Test(arguments: DepthwiseCase.extras)
   func optimizedMatchesReferenceOnExtraShapes(_ c: DepthwiseCase) {
     check(c)
+  }
+
+  @Test(arguments: DepthwiseCase.rows3x3)
+  func optimizedMatchesReferenceAtRowKernelEdges(_ c: DepthwiseCase) {
+    check(c)
+  }
+
+  /// A fused PReLU (per-channel slopes after the clamp) on both the 3×3 row kernel and the
+  /// general path, against the reference followed by TFLite's PRELU.
+  @Test(arguments: [
+    DepthwiseCase(index: 22_000, channels: 28, height: 6, width: 10, filter: 3, stride: 1, padding: .same, relu: false),
+    DepthwiseCase(index: 22_001, channels: 12, height: 7, width: 8, filter: 3, stride: 2, padding: .same, relu: false),
+    DepthwiseCase(index: 22_002, channels: 17, height: 7, width: 9, filter: 5, stride: 1, padding: .same, relu: false),
+  ])
+  func fusedPReLUMatchesReferenceThenPReLU(_ c: DepthwiseCase) {
+    let g = c.geometry
+    let (input, filter, bias) = c.data()
+    var random = RandomSource(seed: UInt64(c.index) + 1)
+    let slopes = random.floats(g.output.channels, in: 0...1)
+    let expected = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .reference)
+      .enumerated().map { i, x in x >= 0 ? x : x * slopes[i % g.output.channels] }
+    var output = [Float](repeating: .nan, count: g.output.count)
+    DepthwiseConvolution.optimized(
+      g, input: input, filter: filter, bias: bias!, clamp: c.clamp, slopes: slopes, output: &output)
+    expectClose(
+      output, expected, .exact, "depthwise+prelu \(c.testDescription) [\(g)]",
+      shape: [g.output.batch, g.output.height, g.output.width, g.output.channels])
   }
 }
 
