@@ -1,9 +1,11 @@
 /// Regular 2-D convolution in NHWC with OHWI filters.
 ///
-/// The optimized path is one GEMM: a 1×1, stride-1, unpadded convolution multiplies the input
-/// directly; any other shape first gathers patches into a planned im2col buffer. The GEMM is
+/// The optimized path is one GEMM per image (1×1, stride 1, unpadded: the input is the left
+/// matrix) or one per output row (any other shape: the left matrix's rows are the windows,
+/// read in place from a zero-padded copy of the input, one run per filter row). The GEMM is
 /// either `PackedGEMM` (weights packed at load; bit-identical to the reference and faster than
-/// OpenBLAS on these models' small matrices, measured) or BLAS sgemm.
+/// OpenBLAS on these models' small matrices, measured) or BLAS sgemm, which reads patches
+/// gathered into a planned im2col buffer.
 public enum Convolution {}
 
 /// A convolution prepared once: weights copied, scratch allocated, ready to run many times.
@@ -22,18 +24,18 @@ public final class ConvolutionPlan: @unchecked Sendable {
   public let backend: Backend
   /// Whether the input itself is the GEMM's left matrix (no im2col).
   public var isPointwise: Bool { geometry.isPointwise }
-  /// The OHWI filter as BLAS reads it; nil for the packed backend, which keeps only its panels.
-  private let blasFilter: UnsafeMutableBufferPointer<Float>?
+  /// The packed GEMM, which also holds the bias, clamp and slopes; nil for BLAS.
   private let packed: PackedGEMM?
-  private let bias: UnsafeMutableBufferPointer<Float>
+  /// What BLAS needs: the OHWI filter, the bias (zeros when none), and the PReLU slopes.
+  private let blas: (filter: [Float], bias: [Float], slopes: [Float]?)?
   private let clamp: Clamp
-  /// Per-channel PReLU slopes applied after bias and clamp, when a PRELU was fused in.
-  private let slopes: UnsafeMutableBufferPointer<Float>?
-  /// im2col rows (one per output pixel), empty when the input can be multiplied in place.
+  /// im2col rows (one per output pixel) for BLAS; empty otherwise.
   private let patches: UnsafeMutableBufferPointer<Float>
+  /// How the packed backend reads windows in place; nil when pointwise or BLAS.
+  private let windows: Windows?
 
   /// Copies the OHWI `filter`, optional `bias` and optional PReLU `slopes` (one per output
-  /// channel) and allocates the patch buffer.
+  /// channel) and allocates the scratch the backend needs.
   public init(
     _ geometry: ConvolutionGeometry, filter: UnsafeBufferPointer<Float>,
     bias: UnsafeBufferPointer<Float>?, clamp: Clamp, slopes: UnsafeBufferPointer<Float>? = nil,
@@ -42,57 +44,56 @@ public final class ConvolutionPlan: @unchecked Sendable {
     self.backend = backend
     precondition(filter.count == geometry.output.channels * geometry.patchSize)
     precondition(slopes == nil || slopes!.count == geometry.output.channels)
+    precondition(bias == nil || bias!.count == geometry.output.channels)
     self.geometry = geometry
     self.clamp = clamp
-    if let slopes {
-      let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: slopes.count)
-      _ = copy.initialize(from: slopes)
-      self.slopes = copy
-    } else {
-      self.slopes = nil
-    }
     switch backend {
     case .packed:
       packed = PackedGEMM(
         b: filter.baseAddress!, n: geometry.output.channels, k: geometry.patchSize,
-        ldb: geometry.patchSize)
-      blasFilter = nil
+        ldb: geometry.patchSize, bias: bias?.baseAddress, clamp: clamp, slopes: slopes?.baseAddress)
+      blas = nil
+      windows = geometry.isPointwise ? nil : Windows(geometry)
     case .blas:
       packed = nil
-      let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: filter.count)
-      _ = copy.initialize(from: filter)
-      blasFilter = copy
+      blas = (
+        Array(filter), bias.map(Array.init) ?? [Float](repeating: 0, count: geometry.output.channels),
+        slopes.map(Array.init)
+      )
+      windows = nil
     }
-    self.bias = .allocate(capacity: geometry.output.channels)
-    if let bias {
-      _ = self.bias.initialize(from: bias)
-    } else {
-      self.bias.initialize(repeating: 0)
-    }
-    let patchCount = geometry.isPointwise ? 0 : geometry.output.batch * geometry.output.height
-      * geometry.output.width * geometry.patchSize
+    let patchCount = backend == .blas && !geometry.isPointwise
+      ? geometry.output.batch * geometry.output.height * geometry.output.width * geometry.patchSize : 0
     self.patches = .allocate(capacity: patchCount)
     self.patches.initialize(repeating: 0)
   }
 
-  deinit {
-    blasFilter?.deallocate()
-    bias.deallocate()
-    patches.deallocate()
-    slopes?.deallocate()
-  }
+  deinit { patches.deallocate() }
 
   /// Runs the convolution: `input` holds `geometry.input.count` values, `output` receives
   /// `geometry.output.count`.
   ///
-  /// A `residual` of the output's shape is added after the bias, before clamp and PReLU.
+  /// A `residual` is added after the bias, before clamp and PReLU. It has the output's shape,
+  /// or `residualChannels` channels per pixel when fewer (the rest get zeros, as a PAD of the
+  /// channels would give them).
   public func run(
     input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
-    residual: UnsafePointer<Float>? = nil
+    residual: UnsafePointer<Float>? = nil, residualChannels: Int? = nil
   ) {
     let g = geometry
     let rows = g.output.batch * g.output.height * g.output.width
     let k = g.patchSize
+    let channels = residualChannels ?? g.output.channels
+    if let packed {
+      let extra = residual.map { PackedGEMM.Residual($0, channels: channels) }
+      if let windows {
+        windows.multiply(packed, input: input, output: output, residual: extra)
+      } else {
+        packed.multiply(m: rows, a: input, lda: k, c: output, ldc: g.output.channels, residual: extra)
+      }
+      return
+    }
+    guard let blas else { return }
     let a: UnsafePointer<Float>
     if g.isPointwise {
       a = input
@@ -100,17 +101,14 @@ public final class ConvolutionPlan: @unchecked Sendable {
       gatherPatches(input)
       a = UnsafePointer(patches.baseAddress!)
     }
-    if let packed {
-      packed.multiply(m: rows, a: a, lda: k, c: output, ldc: g.output.channels)
-    } else if let blasFilter {
-      GEMM.multiply(
-        m: rows, n: g.output.channels, k: k, a: a, lda: k,
-        b: blasFilter.baseAddress!, ldb: k, transposeB: true, c: output, ldc: g.output.channels)
+    GEMM.multiply(
+      m: rows, n: g.output.channels, k: k, a: a, lda: k, b: blas.filter, ldb: k, transposeB: true,
+      c: output, ldc: g.output.channels)
+    blas.slopes.withUnsafeBufferPointerIfPresent { slopes in
+      Elementwise.addBiasAndActivate(
+        output, rows: rows, channels: g.output.channels, bias: blas.bias, clamp: clamp,
+        slopes: slopes?.baseAddress, residual: residual, residualChannels: channels)
     }
-    Elementwise.addBiasAndActivate(
-      output, rows: rows, channels: g.output.channels,
-      bias: UnsafePointer(bias.baseAddress!), clamp: clamp,
-      slopes: slopes.map { UnsafePointer($0.baseAddress!) }, residual: residual)
   }
 
   /// im2col: one row of kh·kw·cin values per output pixel, zeros where the window leaves
@@ -138,6 +136,16 @@ public final class ConvolutionPlan: @unchecked Sendable {
           }
         }
       }
+    }
+  }
+}
+
+extension Optional where Wrapped == [Float] {
+  /// Calls `body` with a buffer over the array, or with nil when there is none.
+  fileprivate func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
+    switch self {
+    case .some(let values): values.withUnsafeBufferPointer { body($0) }
+    case .none: body(nil)
     }
   }
 }

@@ -138,21 +138,29 @@ public enum Elementwise {
 
   /// Adds `bias[c]` to every row's channel `c` and clamps, in place: the epilogue of a GEMM
   /// convolution. With `slopes`, a PReLU follows (x < 0 becomes x · slopes[c]); with
-  /// `residual`, a same-shaped tensor is added after the bias (a fused ADD). Either way the
-  /// additions happen in the order separate operators would perform them, so the values are
-  /// the same; only the extra passes over memory go.
+  /// `residual`, a tensor is added after the bias (a fused ADD). The residual has
+  /// `residualChannels` values per row (all of them by default); channels past those get
+  /// +0 added, as a zero PAD of the channels before the ADD would. Either way the additions
+  /// happen in the order separate operators would perform them, so the values are the same;
+  /// only the extra passes over memory go.
   public static func addBiasAndActivate(
     _ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int,
     bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
-    residual: UnsafePointer<Float>? = nil
+    residual: UnsafePointer<Float>? = nil, residualChannels: Int? = nil
   ) {
+    let extraChannels = min(residualChannels ?? channels, channels)
     for r in 0..<rows {
       let row = data + r * channels
       if let residual {
-        let extra = residual + r * channels
+        let extra = residual + r * (residualChannels ?? channels)
         rowLoop(
-          channels, row, clamp, { row.vector(at: $0) + bias.vector(at: $0) }, { extra.vector(at: $0) },
+          extraChannels, row, clamp, { row.vector(at: $0) + bias.vector(at: $0) }, { extra.vector(at: $0) },
           { row[$0] + bias[$0] + extra[$0] }, +)
+        let rest = row + extraChannels
+        let restBias = bias + extraChannels
+        rowLoop(
+          channels - extraChannels, rest, clamp, { rest.vector(at: $0) + restBias.vector(at: $0) },
+          { _ in .zero }, { rest[$0] + restBias[$0] + 0 }, +)
       } else if let slopes {
         rowLoop(
           channels, row, clamp,

@@ -114,6 +114,55 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
       expectClose(output, expected, .reordered(g.patchSize), "run \(seed)", shape: [1, g.output.height, g.output.width, g.output.channels])
     }
   }
+
+  /// The fused finishes: a residual of the output's shape or of fewer channels (a zero PAD
+  /// of the channels before the ADD), and a PReLU, against the reference convolution
+  /// followed by the separate operators. Output channels cover whole, half and odd panels;
+  /// residual channels end inside, at and before a panel's edge.
+  @Test(arguments: [
+    (24, 24), (28, 24), (32, 28), (42, 36), (48, 42), (13, 5), (13, 13), (40, 8), (20, 17),
+  ])
+  func fusedResidualAndPReLUMatchSeparateOperators(_ channels: (output: Int, residual: Int)) {
+    for (index, filter) in [1, 3].enumerated() {
+      let c = ConvolutionCase(
+        index: 40_000 + channels.output * 100 + channels.residual * 2 + index, channels: 5,
+        height: 5, width: 7, outputChannels: channels.output, filterHeight: filter,
+        filterWidth: filter, stride: 1, padding: .same, relu: false)
+      let g = c.geometry
+      let (input, weights, bias) = c.data()
+      var random = RandomSource(seed: UInt64(c.index) + 1)
+      let pixels = g.output.count / g.output.channels
+      let residual = random.floats(pixels * channels.residual)
+      let slopes = random.floats(g.output.channels, in: 0...1)
+      let conv = Kernel.convolution(g, input: input, filter: weights, bias: bias, clamp: .none, nil)
+      // PAD (zeros after the residual's channels), then ADD with a fused RELU.
+      let added = conv.indices.map { i -> Float in
+        let (pixel, channel) = i.quotientAndRemainder(dividingBy: g.output.channels)
+        let extra = channel < channels.residual ? residual[pixel * channels.residual + channel] : 0
+        return Clamp.relu(conv[i] + extra)
+      }
+      let preluOutput = conv.indices.map { i in conv[i] >= 0 ? conv[i] : conv[i] * slopes[i % g.output.channels] }
+      for backend in [ConvolutionPlan.Backend.packed, .blas] {
+        let tolerance: Tolerance = backend == .packed ? .exact : .reordered(g.patchSize)
+        let shape = [g.output.batch, g.output.height, g.output.width, g.output.channels]
+        let withResidual = weights.withUnsafeBufferPointer { f in
+          bias!.withUnsafeBufferPointer { ConvolutionPlan(g, filter: f, bias: $0, clamp: .relu, backend: backend) }
+        }
+        var output = [Float](repeating: .nan, count: g.output.count)
+        withResidual.run(input: input, output: &output, residual: residual, residualChannels: channels.residual)
+        expectClose(output, added, tolerance, "residual \(channels) \(backend) \(c.testDescription)", shape: shape)
+        let withPReLU = weights.withUnsafeBufferPointer { f in
+          bias!.withUnsafeBufferPointer { b in
+            slopes.withUnsafeBufferPointer {
+              ConvolutionPlan(g, filter: f, bias: b, clamp: .none, slopes: $0, backend: backend)
+            }
+          }
+        }
+        withPReLU.run(input: input, output: &output)
+        expectClose(output, preluOutput, tolerance, "prelu \(backend) \(c.testDescription)", shape: shape)
+      }
+    }
+  }
 }
 
 /// Compares both `ConvolutionPlan` backends with the reference for one case.

@@ -1,0 +1,88 @@
+/// How the packed GEMM reads a convolution's windows in place: as runs of a zero-padded
+/// copy of the input (or of the input itself, when no padding is needed), so no patch is
+/// ever copied out.
+///
+/// Within one output row, neighbouring windows start `strideWidth · channels` values apart,
+/// and a window is one run per filter row (`filterWidth · channels` contiguous values; one
+/// run per tap when dilated across columns), read in the reference's (fy, fx, c) order.
+/// Padding values are real zeros here, where the reference skips them: x·0 = ±0 added to a
+/// sum that starts at +0 leaves it unchanged, so the results stay bit-identical for any
+/// finite filter.
+final class Windows: @unchecked Sendable {
+  let geometry: ConvolutionGeometry
+  /// Rows and columns of the image the windows are read from.
+  let imageHeight: Int
+  let imageWidth: Int
+  /// The zero-padded image, or nil when the input can be read directly.
+  let padded: UnsafeMutableBufferPointer<Float>?
+  /// Offsets of the runs from a window's start, in k order.
+  let offsets: UnsafeMutableBufferPointer<Int>
+
+  init(_ g: ConvolutionGeometry) {
+    geometry = g
+    // Just the rows and columns the windows reach, padding included.
+    let height = (g.output.height - 1) * g.strideHeight + (g.filterHeight - 1) * g.dilationHeight + 1
+    let width = (g.output.width - 1) * g.strideWidth + (g.filterWidth - 1) * g.dilationWidth + 1
+    if g.padTop == 0 && g.padLeft == 0 && height <= g.input.height && width <= g.input.width {
+      (imageHeight, imageWidth) = (g.input.height, g.input.width)
+      padded = nil
+    } else {
+      (imageHeight, imageWidth) = (height, width)
+      padded = .allocate(capacity: g.input.batch * height * width * g.input.channels)
+      padded!.initialize(repeating: 0)
+    }
+    let channels = g.input.channels
+    let runPerTap = g.dilationWidth != 1
+    offsets = .allocate(capacity: g.filterHeight * (runPerTap ? g.filterWidth : 1))
+    var i = 0
+    for fy in 0..<g.filterHeight {
+      for fx in 0..<(runPerTap ? g.filterWidth : 1) {
+        offsets[i] = (fy * g.dilationHeight * imageWidth + fx * g.dilationWidth) * channels
+        i += 1
+      }
+    }
+  }
+
+  deinit {
+    padded?.deallocate()
+    offsets.deallocate()
+  }
+
+  /// Runs the convolution with `gemm` (packed from the OHWI filter), one output row at a time.
+  func multiply(
+    _ gemm: PackedGEMM, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+    residual: PackedGEMM.Residual?
+  ) {
+    let g = geometry
+    let channels = g.input.channels
+    let image = padded.map { UnsafePointer(fill($0.baseAddress!, from: input)) } ?? input
+    let segments = PackedGEMM.Segments(offsets: UnsafePointer(offsets.baseAddress!), count: offsets.count)
+    for b in 0..<g.output.batch {
+      for outY in 0..<g.output.height {
+        let firstPixel = (b * g.output.height + outY) * g.output.width
+        gemm.multiply(
+          m: g.output.width, a: image + (b * imageHeight + outY * g.strideHeight) * imageWidth * channels,
+          lda: g.strideWidth * channels, segments: segments, c: output + firstPixel * g.output.channels,
+          ldc: g.output.channels,
+          residual: residual.map { .init($0.values + firstPixel * $0.channels, channels: $0.channels) })
+      }
+    }
+  }
+
+  /// Copies the input into the middle of the padded image; the border stays zero from
+  /// allocation, as nothing else writes there.
+  private func fill(_ image: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>)
+    -> UnsafeMutablePointer<Float>
+  {
+    let g = geometry
+    let channels = g.input.channels
+    let columns = max(0, min(g.input.width, imageWidth - g.padLeft))
+    for b in 0..<g.input.batch {
+      for y in 0..<max(0, min(g.input.height, imageHeight - g.padTop)) {
+        let target = image + ((b * imageHeight + y + g.padTop) * imageWidth + g.padLeft) * channels
+        target.update(from: input + g.input.offset(b, y, 0, 0), count: columns * channels)
+      }
+    }
+    return image
+  }
+}
