@@ -117,6 +117,56 @@ import VisageTestSupport
     try expectSameOutputs(g)
   }
 
+  /// BlazeFace's widening block: x (4 channels) → CONV_2D to 6 channels, and x → PAD of
+  /// two zero channels → ADD → RELU. The PAD and the ADD fold into the convolution, whether
+  /// the PAD runs before or after it and on either side of the ADD.
+  @Test(arguments: [(false, false), (false, true), (true, false), (true, true)])
+  func channelPadThenAddFoldsIntoTheConvolution(_ order: (padFirst: Bool, convolutionLeft: Bool)) throws {
+    let g = try Self.widening(padFirst: order.padFirst, convolutionLeft: order.convolutionLeft)
+    let fused = g.graph.fusingActivations()
+    #expect(fused.nodes.map(\.op.name) == ["CONV_2D"], "\(fused.nodes.map(\.op.name))")
+    try expectSameOutputs(g)
+  }
+
+  /// A PAD that is not just zero channels after the last one, or whose output is read
+  /// again, stays; the answer is the same either way.
+  @Test(arguments: [0, 1, 2])
+  func otherPadsAreNotFolded(_ variant: Int) throws {
+    let paddings: [(before: Int, after: Int)] =
+      variant == 0 ? [(0, 0), (0, 0), (0, 0), (2, 0)] : [(0, 0), (0, 0), (0, 0), (0, 2)]
+    let g = try Self.widening(
+      padFirst: false, convolutionLeft: true, pad: Pad(paddings: paddings, value: variant == 1 ? 1 : 0),
+      exposePad: variant == 2)
+    #expect(g.graph.fusingActivations().nodes.count == 3)
+    try expectSameOutputs(g)
+  }
+
+  static func widening(
+    padFirst: Bool, convolutionLeft: Bool,
+    pad: Pad = Pad(paddings: [(0, 0), (0, 0), (0, 0), (0, 2)]), exposePad: Bool = false
+  ) throws -> GraphSketch {
+    var g = GraphSketch()
+    var random = RandomSource(seed: 17)
+    let x = g.input("x", [1, 5, 5, 4])
+    let w = try g.constant("w", [6, 1, 1, 4], random.floats(24))
+    let b = try g.constant("b", [6], random.floats(6))
+    func convolution(_ g: inout GraphSketch) -> Int {
+      g.node(Conv2D(padding: .valid, strideHeight: 1, strideWidth: 1), [x, w, b], "conv", [1, 5, 5, 6])
+    }
+    var padded = -1
+    var conv = -1
+    if padFirst {
+      padded = g.node(pad, [x], "pad", [1, 5, 5, 6])
+      conv = convolution(&g)
+    } else {
+      conv = convolution(&g)
+      padded = g.node(pad, [x], "pad", [1, 5, 5, 6])
+    }
+    let sum = g.node(Binary(.add, clamp: .relu), convolutionLeft ? [conv, padded] : [padded, conv], "sum", [1, 5, 5, 6])
+    g.outputs = exposePad ? [sum, padded] : [sum]
+    return g
+  }
+
   /// A broadcast ADD (bias-like constant or a smaller tensor) is not a residual.
   @Test func broadcastAddIsNotAResidual() throws {
     let g = try Self.convolutionThen { g, conv in

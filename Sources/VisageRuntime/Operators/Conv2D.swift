@@ -17,7 +17,8 @@ public struct Conv2D: Operator {
   /// Per-output-channel slopes of a PRELU fused after the activation, if any.
   public var preluSlopes: [Float]?
   /// Whether a following ADD was fused in: the node's last input is then a tensor of the
-  /// output's shape, added after the bias and before the clamp.
+  /// output's shape, added after the bias and before the clamp. It may have fewer channels
+  /// (an ADD of a zero PAD of the channels, fused too): the rest get zeros.
   public var addsResidual = false
 
   /// Creates a convolution; strides and dilations must be positive.
@@ -72,8 +73,10 @@ public struct Conv2D: Operator {
       throw .invalidOperator("\(name) has \(preluSlopes.count) PReLU slopes for \(g.output.channels) channels")
     }
     let shape: Shape = [g.output.batch, g.output.height, g.output.width, g.output.channels]
-    if addsResidual, inputs.last != shape {
-      throw .invalidOperator("\(name) residual \(inputs.last!) does not match its output \(shape)")
+    if addsResidual, let residual = inputs.last,
+      residual.rank != 4 || residual.dimensions.dropLast() != shape.dimensions.dropLast() || residual[3] > shape[3]
+    {
+      throw .invalidOperator("\(name) residual \(residual) does not match its output \(shape)")
     }
     return shape
   }
@@ -87,6 +90,7 @@ public struct Conv2D: Operator {
     let filter = try context.constant(1, "\(name) filter")
     let bias = context.inputShapes.count - (addsResidual ? 1 : 0) == 3 ? try context.constant(2, "\(name) bias") : nil
     let residual = addsResidual ? context.inputs.last : nil
+    let residualChannels = addsResidual ? context.inputShapes.last![3] : g.output.channels
     let input = context.inputs[0]
     let output = context.output
     let clamp = clamp
@@ -100,7 +104,11 @@ public struct Conv2D: Operator {
           g, input: input, filter: filterPointer, bias: biasPointer,
           clamp: residual == nil ? clamp : .none, output: output)
         if let residual {
-          for i in 0..<g.output.count { output[i] = clamp(output[i] + residual[i]) }
+          for i in 0..<g.output.count {
+            let (pixel, channel) = i.quotientAndRemainder(dividingBy: g.output.channels)
+            let extra = channel < residualChannels ? residual[pixel * residualChannels + channel] : 0
+            output[i] = clamp(output[i] + extra)
+          }
         }
         if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
@@ -118,7 +126,9 @@ public struct Conv2D: Operator {
           ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0, backend: backend)
         }
       }
-      return { plan.run(input: input, output: output, residual: residual) }
+      return {
+        plan.run(input: input, output: output, residual: residual, residualChannels: residualChannels)
+      }
     }
   }
 }
