@@ -61,4 +61,27 @@ import VisageTestSupport
     let input = random.floats(shape.count)
     #expect(Kernel.resize(input, shape, to: shape, options: options.value) == input)
   }
+
+  /// The optimized kernel against the reference, bit for bit: channel counts below, at and
+  /// around 16 (its vector width), up- and down-sizing by whole and odd factors, a batch of
+  /// two, under every option pair (the refused one too, for its bounds).
+  @Test(arguments: all)
+  func optimizedMatchesReference(_ options: Options) {
+    var index = 0
+    for channels in [1, 3, 8, 16, 17, 33, 48] {
+      for (from, to) in [((6, 6), (12, 12)), ((24, 24), (48, 48)), ((5, 7), (3, 11)), ((1, 4), (3, 2))] {
+        let inShape = nhwc(index % 3 == 0 ? 2 : 1, from.0, from.1, channels)
+        let outShape = nhwc(inShape.batch, to.0, to.1, channels)
+        var random = RandomSource(seed: UInt64(50_000 + index))
+        let input = random.floats(inShape.count)
+        let expected = Kernel.resize(input, inShape, to: outShape, options: options.value)
+        var output = [Float](repeating: .nan, count: outShape.count)
+        Resampling.bilinear(input: input, inShape, options: options.value, output: &output, outShape)
+        expectClose(
+          output, expected, .exact, "resize \(inShape) → \(outShape) \(options.testDescription)",
+          shape: [outShape.batch, outShape.height, outShape.width, outShape.channels])
+        index += 1
+      }
+    }
+  }
 }

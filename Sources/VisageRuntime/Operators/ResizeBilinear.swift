@@ -40,8 +40,11 @@ public struct ResizeBilinear: Operator {
     let input = context.inputs[0]
     let output = context.output
     let options = options
-    return {
-      Resampling.bilinearReference(input: input, source, options: options, output: output, target)
+    switch context.implementation {
+    case .reference:
+      return { Resampling.bilinearReference(input: input, source, options: options, output: output, target) }
+    case .optimized, .blas:
+      return { Resampling.bilinear(input: input, source, options: options, output: output, target) }
     }
   }
 }
