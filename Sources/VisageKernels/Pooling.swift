@@ -1,18 +1,33 @@
 /// 2-D pooling over NHWC data.
 public enum Pooling {
-  /// Max pool with eight channels per SIMD step and a scalar tail.
+  /// Max pool with eight channels per SIMD step and a scalar tail; 2×2 windows wholly
+  /// inside the input (BlazeFace's downsampling) take a row kernel 16 channels at a time.
   public static func maxOptimized(
     _ g: PoolingGeometry, input: UnsafePointer<Float>, clamp: Clamp,
     output: UnsafeMutablePointer<Float>
   ) {
     let channels = g.input.channels
     let vectorEnd = channels & ~7
+    // Output columns whose window lies inside the input.
+    let firstInside = (g.padLeft + g.strideWidth - 1) / g.strideWidth
+    let endInside = g.input.width - g.filterWidth + g.padLeft >= 0
+      ? min(g.output.width, (g.input.width - g.filterWidth + g.padLeft) / g.strideWidth + 1) : 0
+    let rowKernel = g.filterHeight == 2 && g.filterWidth == 2 && channels >= 8 && endInside > firstInside
     for b in 0..<g.output.batch {
       for outY in 0..<g.output.height {
         let originY = outY * g.strideHeight - g.padTop
         let fyStart = max(0, -originY)
         let fyEnd = max(fyStart, min(g.filterHeight, g.input.height - originY))
+        let rowInside = fyStart == 0 && fyEnd == g.filterHeight
         for outX in 0..<g.output.width {
+          if rowKernel && rowInside && outX == firstInside {
+            let originX = firstInside * g.strideWidth - g.padLeft
+            max2x2Row(
+              input + g.input.offset(b, originY, originX, 0), g.input.width * channels,
+              g.strideWidth * channels, output + g.output.offset(b, outY, outX, 0),
+              count: endInside - firstInside, channels, clamp)
+          }
+          if rowKernel && rowInside && outX >= firstInside && outX < endInside { continue }
           let originX = outX * g.strideWidth - g.padLeft
           let fxStart = max(0, -originX)
           let fxEnd = max(fxStart, min(g.filterWidth, g.input.width - originX))
@@ -41,6 +56,47 @@ public enum Pooling {
           }
         }
       }
+    }
+  }
+
+  /// `count` neighbouring 2×2 windows inside the input, `step` values apart, whose rows are
+  /// `rowStride` apart. Channels go 16 at a time, then a last block of 16 or 8 shifted back
+  /// to end at the last channel; each maximum starts from the reference's initial value.
+  private static func max2x2Row(
+    _ input: UnsafePointer<Float>, _ rowStride: Int, _ step: Int,
+    _ output: UnsafeMutablePointer<Float>, count: Int, _ channels: Int, _ clamp: Clamp
+  ) {
+    var c = 0
+    while c < channels {
+      if channels - c >= 16 {
+        max2x2Block(SIMD16<Float>.self, c, input, rowStride, step, output, count, channels, clamp)
+        c += 16
+      } else if channels >= 16 && channels - c > 8 {
+        max2x2Block(SIMD16<Float>.self, channels - 16, input, rowStride, step, output, count, channels, clamp)
+        c = channels
+      } else {
+        max2x2Block(SIMD8<Float>.self, min(c, channels - 8), input, rowStride, step, output, count, channels, clamp)
+        c += 8
+      }
+    }
+  }
+
+  @inline(__always)
+  private static func max2x2Block<V: FloatVector>(
+    _: V.Type, _ c: Int, _ input: UnsafePointer<Float>, _ rowStride: Int, _ step: Int,
+    _ output: UnsafeMutablePointer<Float>, _ count: Int, _ channels: Int, _ clamp: Clamp
+  ) {
+    var x = input + c
+    var out = output + c
+    let start = V(repeating: -.greatestFiniteMagnitude)
+    for _ in 0..<count {
+      var maximum = V.maximum(start, x.load(V.self, at: 0))
+      maximum = V.maximum(maximum, x.load(V.self, at: channels))
+      maximum = V.maximum(maximum, x.load(V.self, at: rowStride))
+      maximum = V.maximum(maximum, x.load(V.self, at: rowStride + channels))
+      out.store(clamp(maximum), at: 0)
+      x += step
+      out += channels
     }
   }
 }

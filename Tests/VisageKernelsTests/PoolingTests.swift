@@ -48,6 +48,19 @@ struct PoolingCase: Sendable, CustomTestStringConvertible {
       PoolingCase(
         index: cases.count, channels: 9, height: 6, width: 4, filterHeight: 2, filterWidth: 2, stride: 2,
         padding: .same, clamp: .relu, batch: 3))
+    // The 2×2 row kernel: channel tails of 8, a shifted 16 and a shifted 8; odd sizes,
+    // where SAME padding leaves a last row and column of clipped windows; stride 1 too.
+    for channels in [12, 24, 28, 42] {
+      for (height, width) in [(4, 6), (5, 7), (8, 3)] {
+        for stride in [1, 2] {
+          cases.append(
+            PoolingCase(
+              index: cases.count, channels: channels, height: height, width: width, filterHeight: 2,
+              filterWidth: 2, stride: stride, padding: .same, clamp: stride == 1 ? .none : .relu6,
+              batch: channels == 28 ? 2 : 1))
+        }
+      }
+    }
     return cases
   }()
 }
