@@ -2,9 +2,10 @@
 ///
 /// C[m×n] = A[m×k] · Bᵀ with B given N×K (an OHWI filter). Each panel holds K rows of 16
 /// consecutive output channels (zero-padded past N), so the micro-kernel streams one panel
-/// while eight rows of A are broadcast against it. Every output is summed in k order with a
-/// multiply then an add, exactly like the reference convolution, so results match it to the
-/// bit wherever the compiler does not contract the two into a fused multiply-add.
+/// while a few rows of A (see `tileRows`) are broadcast against it. Every output is summed in
+/// k order with a multiply then an add, exactly like the reference convolution, so results
+/// match it to the bit wherever the compiler does not contract the two into a fused
+/// multiply-add.
 ///
 /// A row of A need not be contiguous: it may be `segments.count` runs of equal length at
 /// the given offsets from the row's start. That lets a convolution read its patches straight
@@ -24,13 +25,19 @@ public final class PackedGEMM: @unchecked Sendable {
   private let bias: UnsafeMutablePointer<Float>
   private let slopes: UnsafeMutablePointer<Float>?
   private let finish: Finish
+  /// Rows of C per micro-kernel call (8, 4, 2 or 1).
+  public let tileRows: Int
 
   /// Packs `b` (N×K row-major, row stride `ldb`) and the finish: `bias` (N values, zeros
-  /// when nil), `clamp`, and per-column PReLU `slopes`.
+  /// when nil), `clamp`, and per-column PReLU `slopes`. `tileRows` defaults to the height
+  /// measured fastest on this build (`PackedGEMM.preferredTileRows`); any height gives the
+  /// same results.
   public init(
     b: UnsafePointer<Float>, n: Int, k: Int, ldb: Int, bias: UnsafePointer<Float>? = nil,
-    clamp: Clamp = .none, slopes: UnsafePointer<Float>? = nil
+    clamp: Clamp = .none, slopes: UnsafePointer<Float>? = nil, tileRows: Int? = nil
   ) {
+    precondition(tileRows.map { [1, 2, 4, 8].contains($0) } ?? true)
+    self.tileRows = tileRows ?? Self.preferredTileRows
     self.n = n
     self.k = k
     let count = max(1, (n + 15) / 16 * 16 * k)
@@ -71,21 +78,15 @@ public final class PackedGEMM: @unchecked Sendable {
     let length = k / segments.count
     withUnsafeTemporaryAllocation(of: SIMD16<Float>.self, capacity: 8) { tile in
       let tile = tile.baseAddress!
-      // Rows outer, panels inner: eight rows of A stay in L1 while every panel passes by,
-      // and the packed weights (at most a few hundred KB here) stay in L2.
+      // Rows outer, panels inner: a tile's rows of A stay in L1 while every panel passes
+      // by, and the packed weights (at most a few hundred KB here) stay in L2.
       var row = 0
       while row < m {
-        let rows = min(8, m - row)
+        let rows = min(tileRows, m - row)
         for p in 0..<panelCount {
           let column = p * 16
           let panel = UnsafePointer(panels + p * 16 * k)
-          if rows == 8 {
-            Self.accumulate8(a + row * lda, lda, segments, length, panel, tile)
-          } else {
-            for r in 0..<rows {
-              tile[r] = Self.accumulate1(a + (row + r) * lda, segments, length, panel)
-            }
-          }
+          Self.accumulate(rows, a + row * lda, lda, segments, length, panel, tile)
           for r in 0..<rows {
             let extra = residual.map { $0.columns(row: row + r, from: column) }
             Self.store(finish(tile[r], column, extra), c + (row + r) * ldc + column, min(16, n - column))
@@ -137,110 +138,5 @@ public final class PackedGEMM: @unchecked Sendable {
     func columns(row: Int, from column: Int) -> (values: UnsafePointer<Float>, count: Int) {
       (values + row * channels + column, max(0, min(16, channels - column)))
     }
-  }
-
-  /// Eight rows of A times one panel, written to `tile`. Only the sums happen here: with the
-  /// finish in the same function, LLVM split this loop's vectors into pieces (measured 2x
-  /// slower), so the caller finishes the tile.
-  @inline(never)
-  private static func accumulate8(
-    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
-  ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
-    var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
-    var w = panel
-    for s in 0..<segments.count {
-      // One pointer per row, so the loop below only adds p (indexing x[r·lda + p] put eight
-      // overflow-checked additions and stack reloads in it; measured 1.6x slower).
-      let x0 = a + segments.offsets[s]
-      let x1 = x0 + lda, x2 = x1 + lda, x3 = x2 + lda, x4 = x3 + lda
-      let x5 = x4 + lda, x6 = x5 + lda, x7 = x6 + lda
-      for p in 0..<length {
-        let wv = w.load(SIMD16<Float>.self, at: 0)
-        c0 = wv * SIMD16(repeating: x0[p]) + c0
-        c1 = wv * SIMD16(repeating: x1[p]) + c1
-        c2 = wv * SIMD16(repeating: x2[p]) + c2
-        c3 = wv * SIMD16(repeating: x3[p]) + c3
-        c4 = wv * SIMD16(repeating: x4[p]) + c4
-        c5 = wv * SIMD16(repeating: x5[p]) + c5
-        c6 = wv * SIMD16(repeating: x6[p]) + c6
-        c7 = wv * SIMD16(repeating: x7[p]) + c7
-        w += 16
-      }
-    }
-    (tile[0], tile[1], tile[2], tile[3]) = (c0, c1, c2, c3)
-    (tile[4], tile[5], tile[6], tile[7]) = (c4, c5, c6, c7)
-  }
-
-  /// One row of A times one panel.
-  @inline(never)
-  private static func accumulate1(
-    _ a: UnsafePointer<Float>, _ segments: Segments, _ length: Int, _ panel: UnsafePointer<Float>
-  ) -> SIMD16<Float> {
-    var acc = SIMD16<Float>()
-    var w = panel
-    for s in 0..<segments.count {
-      let x = a + segments.offsets[s]
-      for p in 0..<length {
-        acc = w.load(SIMD16<Float>.self, at: 0) * SIMD16(repeating: x[p]) + acc
-        w += 16
-      }
-    }
-    return acc
-  }
-
-  /// Stores the first `width` lanes: eight at once where they can, then one by one.
-  @inline(__always)
-  private static func store(_ v: SIMD16<Float>, _ c: UnsafeMutablePointer<Float>, _ width: Int) {
-    if width == 16 {
-      c.store(v, at: 0)
-      return
-    }
-    var i = 0
-    if width >= 8 {
-      c.store(v.lowHalf, at: 0)
-      i = 8
-    }
-    while i < width {
-      c[i] = v[i]
-      i += 1
-    }
-  }
-}
-
-/// Bias, residual (its first `count` lanes; +0 in the rest), clamp, PReLU: the order of the
-/// separate operators. A struct rather than methods of `PackedGEMM`, which stayed calls.
-private struct Finish {
-  let bias: UnsafePointer<Float>
-  let slopes: UnsafePointer<Float>?
-  let clamp: Clamp
-
-  @inline(__always)
-  func callAsFunction(
-    _ acc: SIMD16<Float>, _ column: Int, _ residual: (values: UnsafePointer<Float>, count: Int)?
-  ) -> SIMD16<Float> {
-    var v = acc + bias.load(SIMD16<Float>.self, at: column)
-    if let residual {
-      v = v + (residual.count == 16 ? residual.values.load(SIMD16<Float>.self, at: 0) : Self.partial(residual))
-    }
-    v = clamp(v)
-    if let slopes { v = SIMD16.prelu(v, slopes.load(SIMD16<Float>.self, at: column)) }
-    return v
-  }
-
-  /// The first `count` values (fewer than 16), then zeros: reads nothing past the residual.
-  static func partial(_ residual: (values: UnsafePointer<Float>, count: Int)) -> SIMD16<Float> {
-    var extra = SIMD16<Float>()
-    var i = 0
-    if residual.count >= 8 {
-      extra.lowHalf = residual.values.load(SIMD8<Float>.self, at: 0)
-      i = 8
-    }
-    while i < residual.count {
-      extra[i] = residual.values[i]
-      i += 1
-    }
-    return extra
   }
 }

@@ -56,13 +56,22 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     expectClose(optimized, reference, .reordered(c.k), "gemm \(c.testDescription)", shape: [max(c.m, 1), c.ldc])
     expectSlackUntouched(optimized, c, sentinel, "gemm")
 
-    // PackedGEMM computes A·Bᵀ only; it sums in k order like the reference.
+    // PackedGEMM computes A·Bᵀ only; it sums in k order like the reference, with every
+    // micro-kernel height (the build picks one; all must agree).
     guard c.transposeB else { return }
-    let packedGEMM = PackedGEMM(b: b, n: c.n, k: c.k, ldb: c.ldb)
-    var packed = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
-    packedGEMM.multiply(m: c.m, a: a, lda: c.lda, c: &packed, ldc: c.ldc)
-    expectClose(packed, reference, .reordered(c.k), "packed \(c.testDescription)", shape: [max(c.m, 1), c.ldc])
-    expectSlackUntouched(packed, c, sentinel, "packed")
+    for tileRows in [1, 2, 4, 8] {
+      let packedGEMM = PackedGEMM(b: b, n: c.n, k: c.k, ldb: c.ldb, tileRows: tileRows)
+      var packed = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
+      packedGEMM.multiply(m: c.m, a: a, lda: c.lda, c: &packed, ldc: c.ldc)
+      let label = "packed \(tileRows)-row \(c.testDescription)"
+      expectClose(packed, reference, .reordered(c.k), label, shape: [max(c.m, 1), c.ldc])
+      expectSlackUntouched(packed, c, sentinel, label)
+    }
+  }
+
+  /// The measured micro-kernel height is one of the three the measurement tries.
+  @Test func preferredTileRowsIsACandidate() {
+    #expect([2, 4, 8].contains(PackedGEMM.preferredTileRows))
   }
 
   /// Only m×n values may be written: the sentinels in C's slack columns must survive.
