@@ -87,6 +87,59 @@ extension PackedGEMM {
     (tile[4], tile[5], tile[6], tile[7]) = (c4, c5, c6, c7)
   }
 
+  /// Eight rows of A times two neighbouring panels, written to `tile` (the second panel's
+  /// rows from `tile[8]`): each broadcast of A then serves 32 columns.
+  @inline(never)
+  static func accumulate8x2(
+    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
+  ) {
+    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
+    var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
+    var d0 = SIMD16<Float>(), d1 = SIMD16<Float>(), d2 = SIMD16<Float>(), d3 = SIMD16<Float>()
+    var d4 = SIMD16<Float>(), d5 = SIMD16<Float>(), d6 = SIMD16<Float>(), d7 = SIMD16<Float>()
+    var w = panel
+    let next = 16 * segments.count * length
+    for s in 0..<segments.count {
+      let x0 = a + segments.offsets[s]
+      let x1 = x0 + lda, x2 = x1 + lda, x3 = x2 + lda, x4 = x3 + lda
+      let x5 = x4 + lda, x6 = x5 + lda, x7 = x6 + lda
+      for p in 0..<length {
+        let wv = w.load(SIMD16<Float>.self, at: 0)
+        let wu = w.load(SIMD16<Float>.self, at: next)
+        var x = SIMD16<Float>(repeating: x0[p])
+        c0 = wv * x + c0
+        d0 = wu * x + d0
+        x = SIMD16<Float>(repeating: x1[p])
+        c1 = wv * x + c1
+        d1 = wu * x + d1
+        x = SIMD16<Float>(repeating: x2[p])
+        c2 = wv * x + c2
+        d2 = wu * x + d2
+        x = SIMD16<Float>(repeating: x3[p])
+        c3 = wv * x + c3
+        d3 = wu * x + d3
+        x = SIMD16<Float>(repeating: x4[p])
+        c4 = wv * x + c4
+        d4 = wu * x + d4
+        x = SIMD16<Float>(repeating: x5[p])
+        c5 = wv * x + c5
+        d5 = wu * x + d5
+        x = SIMD16<Float>(repeating: x6[p])
+        c6 = wv * x + c6
+        d6 = wu * x + d6
+        x = SIMD16<Float>(repeating: x7[p])
+        c7 = wv * x + c7
+        d7 = wu * x + d7
+        w += 16
+      }
+    }
+    (tile[0], tile[1], tile[2], tile[3]) = (c0, c1, c2, c3)
+    (tile[4], tile[5], tile[6], tile[7]) = (c4, c5, c6, c7)
+    (tile[8], tile[9], tile[10], tile[11]) = (d0, d1, d2, d3)
+    (tile[12], tile[13], tile[14], tile[15]) = (d4, d5, d6, d7)
+  }
+
   /// Four rows of A times one panel, written to `tile`.
   @inline(never)
   static func accumulate4(
@@ -160,6 +213,11 @@ extension PackedGEMM {
       c.store(v.lowHalf, at: 0)
       i = 8
     }
+    if width - i >= 4 {
+      let quarter = i == 0 ? v.lowHalf.lowHalf : v.highHalf.lowHalf
+      UnsafeMutableRawPointer(c + i).storeBytes(of: quarter, as: SIMD4<Float>.self)
+      i += 4
+    }
     while i < width {
       c[i] = v[i]
       i += 1
@@ -168,35 +226,64 @@ extension PackedGEMM {
 }
 
 /// Bias, residual (its first `count` lanes; +0 in the rest), clamp, PReLU: the order of the
-/// separate operators. A struct rather than methods of `PackedGEMM`, which stayed calls.
+/// separate operators, applied to a finished tile's accumulators as they are stored.
 struct Finish {
   let bias: UnsafePointer<Float>
   let slopes: UnsafePointer<Float>?
   let clamp: Clamp
 
-  @inline(__always)
-  func callAsFunction(
-    _ acc: SIMD16<Float>, _ column: Int, _ residual: (values: UnsafePointer<Float>, count: Int)?
-  ) -> SIMD16<Float> {
-    var v = acc + bias.load(SIMD16<Float>.self, at: column)
-    if let residual {
-      v = v + (residual.count == 16 ? residual.values.load(SIMD16<Float>.self, at: 0) : Self.partial(residual))
+  /// Stores `rows` accumulators of the panel at `column` (`width` columns of it) to C,
+  /// finished. `residual` is the first row's residual values for this panel, `count` of
+  /// them (0 to 16), rows `stride` apart.
+  ///
+  /// Full panels with no PReLU, the common case, take loops with no branches inside;
+  /// anything else goes row by row.
+  func store(
+    _ tile: UnsafePointer<SIMD16<Float>>, rows: Int, column: Int, width: Int,
+    _ c: UnsafeMutablePointer<Float>, ldc: Int,
+    residual: (values: UnsafePointer<Float>, stride: Int, count: Int)?
+  ) {
+    let b = bias.load(SIMD16<Float>.self, at: column)
+    // The clamp spelled out on concrete vectors: the generic `Clamp` call stayed a call
+    // here (measured 15% of face_detector).
+    let lower = SIMD16<Float>(repeating: clamp.lowerBound)
+    let upper = SIMD16<Float>(repeating: clamp.upperBound)
+    if width == 16 && slopes == nil {
+      if let residual, residual.count == 16 {
+        for r in 0..<rows {
+          let v = tile[r] + b + residual.values.load(SIMD16<Float>.self, at: r * residual.stride)
+          c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: r * ldc)
+        }
+        return
+      }
+      if residual == nil {
+        for r in 0..<rows {
+          c.store(SIMD16.minimum(SIMD16.maximum(tile[r] + b, lower), upper), at: r * ldc)
+        }
+        return
+      }
     }
-    v = clamp(v)
-    if let slopes { v = SIMD16.prelu(v, slopes.load(SIMD16<Float>.self, at: column)) }
-    return v
+    let slope = slopes.map { $0.load(SIMD16<Float>.self, at: column) }
+    for r in 0..<rows {
+      var v = tile[r] + b
+      if let residual { v = v + Self.partial(residual.values + r * residual.stride, residual.count) }
+      v = SIMD16.minimum(SIMD16.maximum(v, lower), upper)
+      if let slope { v = SIMD16.prelu(v, slope) }
+      PackedGEMM.store(v, c + r * ldc, width)
+    }
   }
 
-  /// The first `count` values (fewer than 16), then zeros: reads nothing past the residual.
-  static func partial(_ residual: (values: UnsafePointer<Float>, count: Int)) -> SIMD16<Float> {
+  /// The first `count` values (0 to 16), then zeros: reads nothing past the residual.
+  private static func partial(_ values: UnsafePointer<Float>, _ count: Int) -> SIMD16<Float> {
+    if count == 16 { return values.load(SIMD16<Float>.self, at: 0) }
     var extra = SIMD16<Float>()
     var i = 0
-    if residual.count >= 8 {
-      extra.lowHalf = residual.values.load(SIMD8<Float>.self, at: 0)
+    if count >= 8 {
+      extra.lowHalf = values.load(SIMD8<Float>.self, at: 0)
       i = 8
     }
-    while i < residual.count {
-      extra[i] = residual.values[i]
+    while i < count {
+      extra[i] = values[i]
       i += 1
     }
     return extra

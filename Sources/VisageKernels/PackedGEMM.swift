@@ -76,21 +76,29 @@ public final class PackedGEMM: @unchecked Sendable {
   ) {
     precondition(segments.count > 0 && k % segments.count == 0)
     let length = k / segments.count
-    withUnsafeTemporaryAllocation(of: SIMD16<Float>.self, capacity: 8) { tile in
+    withUnsafeTemporaryAllocation(of: SIMD16<Float>.self, capacity: 16) { tile in
       let tile = tile.baseAddress!
       // Rows outer, panels inner: a tile's rows of A stay in L1 while every panel passes
       // by, and the packed weights (at most a few hundred KB here) stay in L2.
       var row = 0
       while row < m {
         let rows = min(tileRows, m - row)
-        for p in 0..<panelCount {
-          let column = p * 16
+        var p = 0
+        while p < panelCount {
           let panel = UnsafePointer(panels + p * 16 * k)
-          Self.accumulate(rows, a + row * lda, lda, segments, length, panel, tile)
-          for r in 0..<rows {
-            let extra = residual.map { $0.columns(row: row + r, from: column) }
-            Self.store(finish(tile[r], column, extra), c + (row + r) * ldc + column, min(16, n - column))
+          let pair = rows == 8 && p + 1 < panelCount
+          if pair {
+            Self.accumulate8x2(a + row * lda, lda, segments, length, panel, tile)
+          } else {
+            Self.accumulate(rows, a + row * lda, lda, segments, length, panel, tile)
           }
+          for q in 0..<(pair ? 2 : 1) {
+            let column = (p + q) * 16
+            finish.store(
+              tile + q * 8, rows: rows, column: column, width: min(16, n - column),
+              c + row * ldc + column, ldc: ldc, residual: residual?.columns(row: row, from: column))
+          }
+          p += pair ? 2 : 1
         }
         row += rows
       }
@@ -133,10 +141,10 @@ public final class PackedGEMM: @unchecked Sendable {
       self.channels = channels
     }
 
-    /// Where row `row`'s values for columns `column...` start, and how many of the next 16
-    /// exist (0 to 16).
-    func columns(row: Int, from column: Int) -> (values: UnsafePointer<Float>, count: Int) {
-      (values + row * channels + column, max(0, min(16, channels - column)))
+    /// Where row `row`'s values for columns `column...` start, the distance between rows,
+    /// and how many of the next 16 columns exist (0 to 16).
+    func columns(row: Int, from column: Int) -> (values: UnsafePointer<Float>, stride: Int, count: Int) {
+      (values + row * channels + column, channels, max(0, min(16, channels - column)))
     }
   }
 }
