@@ -37,9 +37,4 @@ public struct Clamp: Hashable, Sendable {
   @inlinable @inline(__always) public func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
     lanewiseMin(lanewiseMax(x, Vector(repeating: lowerBound)), Vector(repeating: upperBound))
   }
-
-  /// Applies the clamp to a vector of any width (always inlined, as above).
-  @inlinable @inline(__always) public func callAsFunction<V: FloatVector>(_ x: V) -> V {
-    V.minimum(V.maximum(x, V(repeating: lowerBound)), V(repeating: upperBound))
-  }
 }

@@ -98,6 +98,9 @@ extension DepthwiseConvolution {
     let w6 = filter.load(V.self, at: 6 * c1 + c), w7 = filter.load(V.self, at: 7 * c1 + c)
     let w8 = filter.load(V.self, at: 8 * c1 + c)
     let bv = bias.load(V.self, at: c)
+    // The clamp spelled out on V: the generic `Clamp` call stayed a call per pixel.
+    let lower = V(repeating: clamp.lowerBound)
+    let upper = V(repeating: clamp.upperBound)
     var o = out + c
     if rows.leftEdge {
       // The window starts at column -1: its fx = 0 taps are padding.
@@ -107,7 +110,7 @@ extension DepthwiseConvolution {
       acc = r1.load(V.self, at: c1 + c) * w5 + acc
       acc = r2.load(V.self, at: c) * w7 + acc
       acc = r2.load(V.self, at: c1 + c) * w8 + acc
-      o.store(clamp(acc + bv), at: 0)
+      o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
       o += c1
     }
     var x0 = r0 + rows.firstOrigin * c1 + c
@@ -123,7 +126,7 @@ extension DepthwiseConvolution {
       acc = x2.load(V.self, at: 0) * w6 + acc
       acc = x2.load(V.self, at: c1) * w7 + acc
       acc = x2.load(V.self, at: c2) * w8 + acc
-      o.store(clamp(acc + bv), at: 0)
+      o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
       x0 += step
       x1 += step
       x2 += step
@@ -137,7 +140,7 @@ extension DepthwiseConvolution {
       acc = x1.load(V.self, at: c1) * w4 + acc
       acc = x2.load(V.self, at: 0) * w6 + acc
       acc = x2.load(V.self, at: c1) * w7 + acc
-      o.store(clamp(acc + bv), at: 0)
+      o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
     }
     if let slopes {
       let slope = slopes.load(V.self, at: c)

@@ -135,7 +135,8 @@ public enum DepthwiseConvolution {
   static func activate<V: FloatVector>(
     _ acc: V, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int
   ) -> V {
-    guard let slopes else { return clamp(acc) }
-    return V.prelu(clamp(acc), slopes.load(V.self, at: c))
+    let clamped = V.minimum(V.maximum(acc, V(repeating: clamp.lowerBound)), V(repeating: clamp.upperBound))
+    guard let slopes else { return clamped }
+    return V.prelu(clamped, slopes.load(V.self, at: c))
   }
 }

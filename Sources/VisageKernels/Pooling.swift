@@ -89,12 +89,15 @@ public enum Pooling {
     var x = input + c
     var out = output + c
     let start = V(repeating: -.greatestFiniteMagnitude)
+    // The clamp spelled out on V: the generic `Clamp` call stayed a call per pixel.
+    let lower = V(repeating: clamp.lowerBound)
+    let upper = V(repeating: clamp.upperBound)
     for _ in 0..<count {
       var maximum = V.maximum(start, x.load(V.self, at: 0))
       maximum = V.maximum(maximum, x.load(V.self, at: channels))
       maximum = V.maximum(maximum, x.load(V.self, at: rowStride))
       maximum = V.maximum(maximum, x.load(V.self, at: rowStride + channels))
-      out.store(clamp(maximum), at: 0)
+      out.store(V.minimum(V.maximum(maximum, lower), upper), at: 0)
       x += step
       out += channels
     }
