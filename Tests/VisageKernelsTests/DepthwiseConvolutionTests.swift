@@ -84,12 +84,14 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
   /// Shapes at the edges of the 3×3 row kernel: channel counts whose last block is 8 wide,
   /// a shifted 16 or a shifted 8 (12, 24, 28, 42, 56); even widths at stride 2, where only
   /// the right edge is padded; one- and two-row inputs, where the zero row stands in above
-  /// and below; and widths of 2 and 3, where the edge pixels meet.
+  /// and below; widths of 2 and 3, where the edge pixels meet; and 64 channels on wide rows,
+  /// which the kernel splits into spans (16 columns at stride 1, 8 at stride 2).
   static let rows3x3: [DepthwiseCase] = {
     var cases: [DepthwiseCase] = []
     func add(_ make: (Int) -> DepthwiseCase) { cases.append(make(21_000 + cases.count)) }
-    for channels in [8, 12, 24, 28, 42, 56] {
-      for (height, width) in [(1, 5), (2, 2), (3, 3), (4, 8), (6, 10), (9, 7)] {
+    for channels in [8, 12, 24, 28, 42, 56, 64] {
+      let sizes = channels == 64 ? [(3, 21), (4, 34), (2, 16)] : [(1, 5), (2, 2), (3, 3), (4, 8), (6, 10), (9, 7)]
+      for (height, width) in sizes {
         for stride in [1, 2] {
           for padding in [Padding.same, .valid] {
             let relu = cases.count % 2 == 0
@@ -128,6 +130,7 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
   @Test(arguments: [
     DepthwiseCase(index: 22_000, channels: 28, height: 6, width: 10, filter: 3, stride: 1, padding: .same, relu: false),
     DepthwiseCase(index: 22_001, channels: 12, height: 7, width: 8, filter: 3, stride: 2, padding: .same, relu: false),
+    DepthwiseCase(index: 22_003, channels: 64, height: 3, width: 21, filter: 3, stride: 1, padding: .same, relu: true),
     DepthwiseCase(index: 22_002, channels: 17, height: 7, width: 9, filter: 5, stride: 1, padding: .same, relu: false),
   ])
   func fusedPReLUMatchesReferenceThenPReLU(_ c: DepthwiseCase) {
