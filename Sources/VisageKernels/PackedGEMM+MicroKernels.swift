@@ -45,7 +45,7 @@ extension PackedGEMM {
     _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) {
     switch rows {
-    case 8: accumulate8(a, lda, segments, length, panel, tile)
+    case 8: accumulate8(a, lda, segments, length, panel, RawTile(tile: tile))
     case 4: accumulate4(a, lda, segments, length, panel, tile)
     case 2: accumulate2(a, lda, segments, length, panel, tile)
     default:
@@ -53,13 +53,14 @@ extension PackedGEMM {
     }
   }
 
-  /// Eight rows of A times one panel, written to `tile`. Only the sums happen here: with the
-  /// finish in the same function, LLVM split this loop's vectors into pieces (measured 2x
-  /// slower), so the caller finishes the tile.
+  /// Eight rows of A times one panel, handed to `sink`. The sink is a type parameter, so
+  /// each kind of finish is compiled into its own copy of the loop with no branches: with
+  /// the general finish (optional residual and PReLU) in the same function, LLVM split this
+  /// loop's vectors into pieces (measured 2x slower).
   @inline(never)
-  static func accumulate8(
+  static func accumulate8<Sink: TileSink>(
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
+    _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
     var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
     var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
@@ -83,16 +84,22 @@ extension PackedGEMM {
         w += 16
       }
     }
-    (tile[0], tile[1], tile[2], tile[3]) = (c0, c1, c2, c3)
-    (tile[4], tile[5], tile[6], tile[7]) = (c4, c5, c6, c7)
+    sink.put(c0, row: 0, panel: 0)
+    sink.put(c1, row: 1, panel: 0)
+    sink.put(c2, row: 2, panel: 0)
+    sink.put(c3, row: 3, panel: 0)
+    sink.put(c4, row: 4, panel: 0)
+    sink.put(c5, row: 5, panel: 0)
+    sink.put(c6, row: 6, panel: 0)
+    sink.put(c7, row: 7, panel: 0)
   }
 
-  /// Eight rows of A times two neighbouring panels, written to `tile` (the second panel's
-  /// rows from `tile[8]`): each broadcast of A then serves 32 columns.
+  /// Eight rows of A times two neighbouring panels, handed to `sink`: each broadcast of A
+  /// then serves 32 columns.
   @inline(never)
-  static func accumulate8x2(
+  static func accumulate8x2<Sink: TileSink>(
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
+    _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
     var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
     var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
@@ -134,10 +141,22 @@ extension PackedGEMM {
         w += 16
       }
     }
-    (tile[0], tile[1], tile[2], tile[3]) = (c0, c1, c2, c3)
-    (tile[4], tile[5], tile[6], tile[7]) = (c4, c5, c6, c7)
-    (tile[8], tile[9], tile[10], tile[11]) = (d0, d1, d2, d3)
-    (tile[12], tile[13], tile[14], tile[15]) = (d4, d5, d6, d7)
+    sink.put(c0, row: 0, panel: 0)
+    sink.put(c1, row: 1, panel: 0)
+    sink.put(c2, row: 2, panel: 0)
+    sink.put(c3, row: 3, panel: 0)
+    sink.put(c4, row: 4, panel: 0)
+    sink.put(c5, row: 5, panel: 0)
+    sink.put(c6, row: 6, panel: 0)
+    sink.put(c7, row: 7, panel: 0)
+    sink.put(d0, row: 0, panel: 1)
+    sink.put(d1, row: 1, panel: 1)
+    sink.put(d2, row: 2, panel: 1)
+    sink.put(d3, row: 3, panel: 1)
+    sink.put(d4, row: 4, panel: 1)
+    sink.put(d5, row: 5, panel: 1)
+    sink.put(d6, row: 6, panel: 1)
+    sink.put(d7, row: 7, panel: 1)
   }
 
   /// Four rows of A times one panel, written to `tile`.
@@ -225,6 +244,84 @@ extension PackedGEMM {
   }
 }
 
+/// Where an 8-row micro-kernel puts each accumulator: row `row` of the tile's panel `panel`
+/// (0, or 1 for the second of a pair).
+protocol TileSink {
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int)
+}
+
+/// The raw sums, into a tile buffer (the second panel's rows from `tile[8]`), for
+/// `Finish.store` to finish: partial panels, partial residuals, PReLU.
+struct RawTile: TileSink {
+  let tile: UnsafeMutablePointer<SIMD16<Float>>
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) { tile[panel * 8 + row] = v }
+}
+
+/// Finished straight into C, for whole panels: bias, then the residual (when there is one;
+/// it has every column of these panels), then the clamp. No loops or partial stores here:
+/// with them, LLVM split the micro-kernel's vectors again (measured 2.4x slower).
+struct FinishedTile: TileSink {
+  let c: UnsafeMutablePointer<Float>
+  let ldc: Int
+  let bias: (SIMD16<Float>, SIMD16<Float>)
+  let lower: SIMD16<Float>
+  let upper: SIMD16<Float>
+  let residual: UnsafePointer<Float>?
+  let residualStride: Int
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
+    var v = v + (panel == 0 ? bias.0 : bias.1)
+    if let residual { v = v + residual.load(SIMD16<Float>.self, at: row * residualStride + panel * 16) }
+    c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: row * ldc + panel * 16)
+  }
+}
+
+/// As `FinishedTile` for a pair whose second panel has only eight columns (24 outputs).
+struct FinishedTileAndHalf: TileSink {
+  let c: UnsafeMutablePointer<Float>
+  let ldc: Int
+  let bias: (SIMD16<Float>, SIMD8<Float>)
+  let lower: SIMD16<Float>
+  let upper: SIMD16<Float>
+  let residual: UnsafePointer<Float>?
+  let residualStride: Int
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
+    if panel == 0 {
+      var v = v + bias.0
+      if let residual { v = v + residual.load(SIMD16<Float>.self, at: row * residualStride) }
+      c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: row * ldc)
+    } else {
+      var v = v.lowHalf + bias.1
+      if let residual { v = v + residual.load(SIMD8<Float>.self, at: row * residualStride + 16) }
+      c.store(SIMD8.minimum(SIMD8.maximum(v, lower.lowHalf), upper.lowHalf), at: row * ldc + 16)
+    }
+  }
+}
+
+/// As `FinishedTile` for a single panel of which only the first eight columns exist (the
+/// full-range model's 8-channel layers).
+struct FinishedHalfPanel: TileSink {
+  let c: UnsafeMutablePointer<Float>
+  let ldc: Int
+  let bias: SIMD8<Float>
+  let lower: SIMD8<Float>
+  let upper: SIMD8<Float>
+  let residual: UnsafePointer<Float>?
+  let residualStride: Int
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
+    var v = v.lowHalf + bias
+    if let residual { v = v + residual.load(SIMD8<Float>.self, at: row * residualStride) }
+    c.store(SIMD8.minimum(SIMD8.maximum(v, lower), upper), at: row * ldc)
+  }
+}
+
 /// Bias, residual (its first `count` lanes; +0 in the rest), clamp, PReLU: the order of the
 /// separate operators, applied to a finished tile's accumulators as they are stored.
 struct Finish {
@@ -274,7 +371,7 @@ struct Finish {
   }
 
   /// The first `count` values (0 to 16), then zeros: reads nothing past the residual.
-  private static func partial(_ values: UnsafePointer<Float>, _ count: Int) -> SIMD16<Float> {
+  static func partial(_ values: UnsafePointer<Float>, _ count: Int) -> SIMD16<Float> {
     if count == 16 { return values.load(SIMD16<Float>.self, at: 0) }
     var extra = SIMD16<Float>()
     var i = 0

@@ -83,26 +83,93 @@ public final class PackedGEMM: @unchecked Sendable {
       var row = 0
       while row < m {
         let rows = min(tileRows, m - row)
-        var p = 0
-        while p < panelCount {
-          let panel = UnsafePointer(panels + p * 16 * k)
-          let pair = rows == 8 && p + 1 < panelCount
-          if pair {
-            Self.accumulate8x2(a + row * lda, lda, segments, length, panel, tile)
-          } else {
-            Self.accumulate(rows, a + row * lda, lda, segments, length, panel, tile)
-          }
-          for q in 0..<(pair ? 2 : 1) {
-            let column = (p + q) * 16
-            finish.store(
-              tile + q * 8, rows: rows, column: column, width: min(16, n - column),
-              c + row * ldc + column, ldc: ldc, residual: residual?.columns(row: row, from: column))
-          }
-          p += pair ? 2 : 1
+        var column = 0
+        while column < n {
+          let x = a + row * lda
+          let out = c + row * ldc
+          column += rows == 8
+            ? eightRows(x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
+            : fewRows(rows, x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
         }
         row += rows
       }
     }
+  }
+
+  /// Eight rows of C from `column` on: one or two panels, finished inside the micro-kernel
+  /// where the shapes allow it. Returns the columns done.
+  private func eightRows(
+    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
+    _ tile: UnsafeMutablePointer<SIMD16<Float>>
+  ) -> Int {
+    let panel = UnsafePointer(panels + column * k)
+    let remaining = n - column
+    let out = c + column
+    let extra = residual?.values.advanced(by: column)
+    let residualStride = residual?.channels ?? 0
+    // Whole panels, or 8 columns of the last, with no PReLU and a residual (if any) that
+    // has all their columns: finished inside the micro-kernel.
+    func covered(_ count: Int) -> Bool { residual.map { $0.channels >= column + count } ?? true }
+    if finish.slopes == nil {
+      let (lower, upper) = (finish.clamp.lowerBound, finish.clamp.upperBound)
+      let bias = (finish.bias.load(SIMD16<Float>.self, at: column), finish.bias.load(SIMD16<Float>.self, at: column + 16))
+      if remaining >= 32 && covered(32) {
+        let sink = FinishedTile(
+          c: out, ldc: ldc, bias: bias, lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper),
+          residual: extra, residualStride: residualStride)
+        Self.accumulate8x2(a, lda, segments, length, panel, sink)
+        return 32
+      }
+      if remaining == 24 && covered(24) {
+        let sink = FinishedTileAndHalf(
+          c: out, ldc: ldc, bias: (bias.0, bias.1.lowHalf), lower: SIMD16(repeating: lower),
+          upper: SIMD16(repeating: upper), residual: extra, residualStride: residualStride)
+        Self.accumulate8x2(a, lda, segments, length, panel, sink)
+        return 24
+      }
+      if remaining >= 16 && covered(16) {
+        let sink = FinishedTile(
+          c: out, ldc: ldc, bias: bias, lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper),
+          residual: extra, residualStride: residualStride)
+        Self.accumulate8(a, lda, segments, length, panel, sink)
+        return 16
+      }
+      if remaining == 8 && covered(8) {
+        let sink = FinishedHalfPanel(
+          c: out, ldc: ldc, bias: bias.0.lowHalf, lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper),
+          residual: extra, residualStride: residualStride)
+        Self.accumulate8(a, lda, segments, length, panel, sink)
+        return 8
+      }
+    }
+    if remaining > 16 {
+      Self.accumulate8x2(a, lda, segments, length, panel, RawTile(tile: tile))
+    } else {
+      Self.accumulate8(a, lda, segments, length, panel, RawTile(tile: tile))
+    }
+    let done = min(32, remaining)
+    for q in stride(from: 0, to: done, by: 16) {
+      finish.store(
+        tile + q / 2, rows: 8, column: column + q, width: min(16, done - q), out + q, ldc: ldc,
+        residual: residual?.columns(row: 0, from: column + q))
+    }
+    return done
+  }
+
+  /// Fewer than eight rows of C (the tail, or the tile height of builds without AVX-512),
+  /// one panel from `column` on, through the tile buffer. Returns the columns done.
+  private func fewRows(
+    _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
+    _ tile: UnsafeMutablePointer<SIMD16<Float>>
+  ) -> Int {
+    Self.accumulate(rows, a, lda, segments, length, UnsafePointer(panels + column * k), tile)
+    let width = min(16, n - column)
+    finish.store(
+      tile, rows: rows, column: column, width: width, c + column, ldc: ldc,
+      residual: residual?.columns(row: 0, from: column))
+    return width
   }
 
   /// Where the runs of each row of A start, relative to the row's start.
@@ -140,6 +207,9 @@ public final class PackedGEMM: @unchecked Sendable {
       self.values = values
       self.channels = channels
     }
+
+    /// The residual from row `row` on.
+    func rows(from row: Int) -> Residual { Residual(values + row * channels, channels: channels) }
 
     /// Where row `row`'s values for columns `column...` start, the distance between rows,
     /// and how many of the next 16 columns exist (0 to 16).
