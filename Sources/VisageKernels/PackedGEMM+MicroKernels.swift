@@ -46,8 +46,8 @@ extension PackedGEMM {
   ) {
     switch rows {
     case 8: accumulate8(a, lda, segments, length, panel, RawTile(tile: tile))
-    case 4: accumulate4(a, lda, segments, length, panel, tile)
-    case 2: accumulate2(a, lda, segments, length, panel, tile)
+    case 4: accumulate4(a, lda, segments, length, panel, RawTile(tile: tile))
+    case 2: accumulate2(a, lda, segments, length, panel, RawTile(tile: tile))
     default:
       for r in 0..<rows { tile[r] = accumulate1(a + r * lda, segments, length, panel) }
     }
@@ -159,11 +159,11 @@ extension PackedGEMM {
     sink.put(d7, row: 7, panel: 1)
   }
 
-  /// Four rows of A times one panel, written to `tile`.
+  /// Four rows of A times one panel, handed to `sink`.
   @inline(never)
-  static func accumulate4(
+  static func accumulate4<Sink: TileSink>(
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
+    _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
     var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
     var w = panel
@@ -179,14 +179,17 @@ extension PackedGEMM {
         w += 16
       }
     }
-    (tile[0], tile[1], tile[2], tile[3]) = (c0, c1, c2, c3)
+    sink.put(c0, row: 0, panel: 0)
+    sink.put(c1, row: 1, panel: 0)
+    sink.put(c2, row: 2, panel: 0)
+    sink.put(c3, row: 3, panel: 0)
   }
 
-  /// Two rows of A times one panel, written to `tile`.
+  /// Two rows of A times one panel, handed to `sink`.
   @inline(never)
-  static func accumulate2(
+  static func accumulate2<Sink: TileSink>(
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ tile: UnsafeMutablePointer<SIMD16<Float>>
+    _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
     var c0 = SIMD16<Float>(), c1 = SIMD16<Float>()
     var w = panel
@@ -200,7 +203,8 @@ extension PackedGEMM {
         w += 16
       }
     }
-    (tile[0], tile[1]) = (c0, c1)
+    sink.put(c0, row: 0, panel: 0)
+    sink.put(c1, row: 1, panel: 0)
   }
 
   /// One row of A times one panel.

@@ -157,15 +157,32 @@ public final class PackedGEMM: @unchecked Sendable {
     return done
   }
 
-  /// Fewer than eight rows of C (the tail, or the tile height of builds without AVX-512),
-  /// one panel from `column` on, through the tile buffer. Returns the columns done.
+  /// Fewer than eight rows of C (the tile height of builds without AVX-512, or the tail), one
+  /// panel from `column` on. Whole tiles of whole panels are finished inside the micro-kernel
+  /// as in `eightRows`; the rest goes through the tile buffer. Returns the columns done.
   private func fewRows(
     _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
     _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) -> Int {
-    Self.accumulate(rows, a, lda, segments, length, UnsafePointer(panels + column * k), tile)
+    let panel = UnsafePointer(panels + column * k)
     let width = min(16, n - column)
+    if rows == tileRows && (rows == 4 || rows == 2) && width == 16 && finish.slopes == nil
+      && residual.map({ $0.channels >= column + 16 }) ?? true
+    {
+      let bias = finish.bias.load(SIMD16<Float>.self, at: column)
+      let sink = FinishedTile(
+        c: c + column, ldc: ldc, bias: (bias, bias), lower: SIMD16(repeating: finish.clamp.lowerBound),
+        upper: SIMD16(repeating: finish.clamp.upperBound), residual: residual?.values.advanced(by: column),
+        residualStride: residual?.channels ?? 0)
+      if rows == 4 {
+        Self.accumulate4(a, lda, segments, length, panel, sink)
+      } else {
+        Self.accumulate2(a, lda, segments, length, panel, sink)
+      }
+      return 16
+    }
+    Self.accumulate(rows, a, lda, segments, length, panel, tile)
     finish.store(
       tile, rows: rows, column: column, width: width, c + column, ldc: ldc,
       residual: residual?.columns(row: 0, from: column))
