@@ -1,0 +1,145 @@
+// How a micro-kernel's sums become C: straight from registers for the common shapes
+// (the sinks), or through a tile buffer and `Finish.store` for the rest.
+
+/// Where a micro-kernel puts each accumulator: row `row` of the tile's panel `panel`
+/// (0, or 1 for the second of a pair).
+protocol TileSink {
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int)
+}
+
+/// The raw sums, into a tile buffer (the second panel's rows from `tile[8]`), for
+/// `Finish.store` to finish: partial panels, partial residuals, PReLU.
+struct RawTile: TileSink {
+  let tile: UnsafeMutablePointer<SIMD16<Float>>
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) { tile[panel * 8 + row] = v }
+}
+
+/// Finished straight into C, for whole panels: bias, then the residual (when there is one;
+/// it has every column of these panels), then the clamp. No loops or partial stores here:
+/// with them, LLVM split the micro-kernel's vectors again (measured 2.4x slower).
+struct FinishedTile: TileSink {
+  let c: UnsafeMutablePointer<Float>
+  let ldc: Int
+  let bias: (SIMD16<Float>, SIMD16<Float>)
+  let lower: SIMD16<Float>
+  let upper: SIMD16<Float>
+  let residual: UnsafePointer<Float>?
+  let residualStride: Int
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
+    var v = v + (panel == 0 ? bias.0 : bias.1)
+    if let residual { v = v + residual.load(SIMD16<Float>.self, at: row * residualStride + panel * 16) }
+    c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: row * ldc + panel * 16)
+  }
+}
+
+/// As `FinishedTile` for a pair whose second panel has only eight columns (24 outputs).
+struct FinishedTileAndHalf: TileSink {
+  let c: UnsafeMutablePointer<Float>
+  let ldc: Int
+  let bias: (SIMD16<Float>, SIMD8<Float>)
+  let lower: SIMD16<Float>
+  let upper: SIMD16<Float>
+  let residual: UnsafePointer<Float>?
+  let residualStride: Int
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
+    if panel == 0 {
+      var v = v + bias.0
+      if let residual { v = v + residual.load(SIMD16<Float>.self, at: row * residualStride) }
+      c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: row * ldc)
+    } else {
+      var v = v.lowHalf + bias.1
+      if let residual { v = v + residual.load(SIMD8<Float>.self, at: row * residualStride + 16) }
+      c.store(SIMD8.minimum(SIMD8.maximum(v, lower.lowHalf), upper.lowHalf), at: row * ldc + 16)
+    }
+  }
+}
+
+/// As `FinishedTile` for a single panel of which only the first eight columns exist (the
+/// full-range model's 8-channel layers).
+struct FinishedHalfPanel: TileSink {
+  let c: UnsafeMutablePointer<Float>
+  let ldc: Int
+  let bias: SIMD8<Float>
+  let lower: SIMD8<Float>
+  let upper: SIMD8<Float>
+  let residual: UnsafePointer<Float>?
+  let residualStride: Int
+
+  @inline(__always)
+  func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
+    var v = v.lowHalf + bias
+    if let residual { v = v + residual.load(SIMD8<Float>.self, at: row * residualStride) }
+    c.store(SIMD8.minimum(SIMD8.maximum(v, lower), upper), at: row * ldc)
+  }
+}
+
+/// Bias, residual (its first `count` lanes; +0 in the rest), clamp, PReLU: the order of the
+/// separate operators, applied to a finished tile's accumulators as they are stored.
+struct Finish {
+  let bias: UnsafePointer<Float>
+  let slopes: UnsafePointer<Float>?
+  let clamp: Clamp
+
+  /// Stores `rows` accumulators of the panel at `column` (`width` columns of it) to C,
+  /// finished. `residual` is the first row's residual values for this panel, `count` of
+  /// them (0 to 16), rows `stride` apart.
+  ///
+  /// Full panels with no PReLU, the common case, take loops with no branches inside;
+  /// anything else goes row by row.
+  func store(
+    _ tile: UnsafePointer<SIMD16<Float>>, rows: Int, column: Int, width: Int,
+    _ c: UnsafeMutablePointer<Float>, ldc: Int,
+    residual: (values: UnsafePointer<Float>, stride: Int, count: Int)?
+  ) {
+    let b = bias.load(SIMD16<Float>.self, at: column)
+    // The clamp spelled out on concrete vectors: the generic `Clamp` call stayed a call
+    // here (measured 15% of face_detector).
+    let lower = SIMD16<Float>(repeating: clamp.lowerBound)
+    let upper = SIMD16<Float>(repeating: clamp.upperBound)
+    if width == 16 && slopes == nil {
+      if let residual, residual.count == 16 {
+        for r in 0..<rows {
+          let v = tile[r] + b + residual.values.load(SIMD16<Float>.self, at: r * residual.stride)
+          c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: r * ldc)
+        }
+        return
+      }
+      if residual == nil {
+        for r in 0..<rows {
+          c.store(SIMD16.minimum(SIMD16.maximum(tile[r] + b, lower), upper), at: r * ldc)
+        }
+        return
+      }
+    }
+    let slope = slopes.map { $0.load(SIMD16<Float>.self, at: column) }
+    for r in 0..<rows {
+      var v = tile[r] + b
+      if let residual { v = v + Self.partial(residual.values + r * residual.stride, residual.count) }
+      v = SIMD16.minimum(SIMD16.maximum(v, lower), upper)
+      if let slope { v = SIMD16.prelu(v, slope) }
+      PackedGEMM.store(v, c + r * ldc, width)
+    }
+  }
+
+  /// The first `count` values (0 to 16), then zeros: reads nothing past the residual.
+  static func partial(_ values: UnsafePointer<Float>, _ count: Int) -> SIMD16<Float> {
+    if count == 16 { return values.load(SIMD16<Float>.self, at: 0) }
+    var extra = SIMD16<Float>()
+    var i = 0
+    if count >= 8 {
+      extra.lowHalf = values.load(SIMD8<Float>.self, at: 0)
+      i = 8
+    }
+    while i < count {
+      extra[i] = values[i]
+      i += 1
+    }
+    return extra
+  }
+}
