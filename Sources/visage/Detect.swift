@@ -95,7 +95,8 @@ struct Detect: ParsableCommand {
     let start = ContinuousClock.now
     for (i, path) in images.enumerated() {
       let due = start + .milliseconds(frames.timestamp(i))
-      if due > .now { Thread.sleep(forTimeInterval: Double((due - .now).components.attoseconds) * 1e-18 + Double((due - .now).components.seconds)) }
+      let wait = due - .now
+      if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18) }
       do {
         let image = try VisionImage(contentsOfFile: path)
         decoded[i] = image

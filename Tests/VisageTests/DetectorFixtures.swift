@@ -23,17 +23,8 @@ enum DetectorFixtures {
     var faces: [Face]
     var description: String { name }
 
-    var orientation: VisionImage.Orientation {
-      switch rotationDegrees {
-      case -90: .left
-      case -180: .down
-      case -270: .right
-      default: .up
-      }
-    }
-
     func loadImage() throws -> VisionImage {
-      try VisionImage(contentsOfFile: Fixtures.fixturePath(image), orientation: orientation)
+      try VisionImage(contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }
 
@@ -66,5 +57,13 @@ enum DetectorFixtures {
   static var groupPhoto: (image: String, faces: [[Int]]) {
     let g = json["groupPhoto"] as? [String: Any] ?? [:]
     return (g["image"] as? String ?? "", g["faces"] as? [[Int]] ?? [])
+  }
+}
+
+extension VisionImage.Orientation {
+  /// The orientation whose `rotationDegrees()` is `degrees`, as the fixture scripts pass
+  /// MediaPipe's rotation_degrees (−90, −180, −270, or 0 for upright).
+  init(mediaPipeRotation degrees: Int) {
+    self = Self.allCases.first { (try? $0.rotationDegrees()) == degrees } ?? .up
   }
 }

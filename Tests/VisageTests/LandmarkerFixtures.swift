@@ -19,14 +19,7 @@ enum LandmarkerFixtures {
     var faces: [Face]
 
     func loadImage() throws -> VisionImage {
-      let orientation: VisionImage.Orientation =
-        switch rotationDegrees {
-        case -90: .left
-        case -180: .down
-        case -270: .right
-        default: .up
-        }
-      return try VisionImage(contentsOfFile: Fixtures.fixturePath(image), orientation: orientation)
+      try VisionImage(contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }
 

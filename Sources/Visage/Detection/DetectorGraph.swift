@@ -45,11 +45,13 @@ final class DetectorGraph {
     decoder = TensorsToDetections(anchors: anchors, scale: Float(size))
   }
 
-  /// Runs the detector on `rect` of `image`: detections in normalized image coordinates,
+  /// Runs the detector on the whole of `image`, turned upright by its orientation as
+  /// MediaPipe's tasks turn it: detections in normalized coordinates of the stored image,
   /// after non-maximum suppression, best first.
-  func detect(
-    _ image: VisionImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float
-  ) throws(VisionTaskError) -> [RawDetection] {
+  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError) -> [RawDetection] {
+    let degrees: Int
+    do { degrees = try image.orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
+    let rect = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: image.width, imageHeight: image.height)
     let matrix = try interpreter.withInput(0) { tensor in
       Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
     }.get()

@@ -55,6 +55,11 @@ enum NonMaxSuppression {
   /// `Rectangle_f`s: corners are min and min + size, areas come from the corners (not the
   /// stored size), touching boxes intersect with zero area, a non-positive union gives 0.
   static func intersectionOverUnion(_ a: RawDetection, _ b: RawDetection) -> Float {
+    intersectionOverUnion(a.box, b.box)
+  }
+
+  /// The same overlap for boxes given as (xmin, ymin, width, height).
+  static func intersectionOverUnion(_ a: RawDetection.Box, _ b: RawDetection.Box) -> Float {
     let (ax0, ay0, ax1, ay1) = (a.xmin, a.ymin, a.xmin + a.width, a.ymin + a.height)
     let (bx0, by0, bx1, by1) = (b.xmin, b.ymin, b.xmin + b.width, b.ymin + b.height)
     if ax0 > ax1 || ay0 > ay1 || bx0 > bx1 || by0 > by1 { return 0 }

@@ -11,6 +11,10 @@ struct RawDetection: Sendable, Equatable {
   var height: Float
   /// The six keypoints in MediaPipe's order (subject's right eye first).
   var keypoints: [SIMD2<Float>]
+
+  /// A box as MediaPipe's relative bounding box stores it.
+  typealias Box = (xmin: Float, ymin: Float, width: Float, height: Float)
+  var box: Box { (xmin, ymin, width, height) }
 }
 
 /// Turns a BlazeFace model's two outputs into scored boxes, as MediaPipe's

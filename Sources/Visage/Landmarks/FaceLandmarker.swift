@@ -69,14 +69,14 @@ public final class FaceLandmarker: @unchecked Sendable {
 
   /// Finds faces in a still image. Needs running mode `.image`.
   public func detect(image: VisionImage) throws -> FaceLandmarkerResult {
-    try requireMode(.image, method: "detect(image:)")
+    try options.runningMode.require(.image, for: "detect(image:)")
     return try lock.withLock { try result(image, timestamp: nil) }
   }
 
   /// Finds faces in one frame of a video, following faces from the previous frame. Needs
   /// running mode `.video`; timestamps must increase from call to call.
   public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
-    try requireMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+    try options.runningMode.require(.video, for: "detect(videoFrame:timestampInMilliseconds:)")
     return try lock.withLock {
       try timestamps.admit(timestampInMilliseconds)
       return try result(image, timestamp: timestampInMilliseconds)
@@ -87,7 +87,7 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// delegate or handler. Needs running mode `.liveStream`; timestamps must increase.
   /// Frames are dropped as in `FaceDetector.detectAsync`.
   public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
-    try requireMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+    try options.runningMode.require(.liveStream, for: "detectAsync(image:timestampInMilliseconds:)")
     try lock.withLock {
       try timestamps.admit(timestampInMilliseconds)
       liveStream?.submit(image, timestamp: timestampInMilliseconds)
@@ -108,12 +108,6 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// its callback has returned.
   public func waitUntilIdle() {
     liveStream?.waitUntilIdle()
-  }
-
-  private func requireMode(_ mode: RunningMode, method: String) throws(VisionTaskError) {
-    guard options.runningMode == mode else {
-      throw .wrongRunningMode(method: method, required: mode, current: options.runningMode)
-    }
   }
 
   /// Runs the pipeline; the caller holds `lock`.

@@ -70,14 +70,10 @@ public struct FaceLandmarkerOptions: Sendable {
 
   func validate() throws(VisionTaskError) {
     guard numFaces >= 1 else { throw .invalidOption("invalid `numFaces` option: must be at least 1, got \(numFaces)") }
-    for (name, value) in [
+    try validateUnitInterval([
       ("minFaceDetectionConfidence", minFaceDetectionConfidence),
       ("minFacePresenceConfidence", minFacePresenceConfidence), ("minTrackingConfidence", minTrackingConfidence),
-    ] where !(0...1).contains(value) {
-      throw .invalidOption("invalid `\(name)` option: value must be in the range [0.0, 1.0], got \(value)")
-    }
-    let hasReceiver = faceLandmarkerLiveStreamDelegate != nil || liveStreamHandler != nil
-    if runningMode == .liveStream && !hasReceiver { throw .missingLiveStreamDelegate }
-    if runningMode != .liveStream && hasReceiver { throw .unexpectedLiveStreamDelegate }
+    ])
+    try runningMode.validate(hasLiveStreamReceiver: faceLandmarkerLiveStreamDelegate != nil || liveStreamHandler != nil)
   }
 }

@@ -52,8 +52,8 @@ enum FaceRects {
   /// Overlap of two regions as axis-aligned boxes (rotation ignored), as MediaPipe's
   /// association calculator compares tracked and detected faces.
   static func intersectionOverUnion(_ a: NormalizedRect, _ b: NormalizedRect) -> Float {
-    func box(_ r: NormalizedRect) -> RawDetection {
-      RawDetection(score: 0, xmin: r.xCenter - r.width / 2, ymin: r.yCenter - r.height / 2, width: r.width, height: r.height, keypoints: [])
+    func box(_ r: NormalizedRect) -> RawDetection.Box {
+      (r.xCenter - r.width / 2, r.yCenter - r.height / 2, r.width, r.height)
     }
     return NonMaxSuppression.intersectionOverUnion(box(a), box(b))
   }

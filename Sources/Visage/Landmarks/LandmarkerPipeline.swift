@@ -48,11 +48,8 @@ final class LandmarkerPipeline {
       // Enough faces are tracked: the detector does not run.
       regions = trackedRegions
     } else {
-      let degrees: Int
-      do { degrees = try image.orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
-      let found = try detector.detect(
-        image, rect: .wholeImage(rotationDegrees: degrees, imageWidth: w, imageHeight: h),
-        minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
+      // Inside the landmarker MediaPipe leaves suppression at its graph default, 0.5.
+      let found = try detector.detect(image, minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
       let detected = found.prefix(options.numFaces).map { FaceRects.region(for: $0, imageWidth: w, imageHeight: h) }
       regions = streaming ? Self.associate(trackedRegions + detected, threshold: options.minTrackingConfidence) : Array(detected)
     }

@@ -46,14 +46,14 @@ public final class FaceDetector: @unchecked Sendable {
 
   /// Detects faces in a still image. Needs running mode `.image`.
   public func detect(image: VisionImage) throws -> FaceDetectorResult {
-    try requireMode(.image, method: "detect(image:)")
+    try options.runningMode.require(.image, for: "detect(image:)")
     return try run(image, timestamp: 0)
   }
 
   /// Detects faces in one frame of a video. Needs running mode `.video`; timestamps must
   /// increase from call to call.
   public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
-    try requireMode(.video, method: "detect(videoFrame:timestampInMilliseconds:)")
+    try options.runningMode.require(.video, for: "detect(videoFrame:timestampInMilliseconds:)")
     lock.lock()
     defer { lock.unlock() }
     try timestamps.admit(timestampInMilliseconds)
@@ -66,7 +66,7 @@ public final class FaceDetector: @unchecked Sendable {
   /// While a frame is being processed the newest frame handed over waits, and any older
   /// waiting frame is dropped without a callback (MediaPipe's flow limiter).
   public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
-    try requireMode(.liveStream, method: "detectAsync(image:timestampInMilliseconds:)")
+    try options.runningMode.require(.liveStream, for: "detectAsync(image:timestampInMilliseconds:)")
     lock.lock()
     defer { lock.unlock() }
     try timestamps.admit(timestampInMilliseconds)
@@ -79,12 +79,6 @@ public final class FaceDetector: @unchecked Sendable {
     liveStream?.waitUntilIdle()
   }
 
-  private func requireMode(_ mode: RunningMode, method: String) throws(VisionTaskError) {
-    guard options.runningMode == mode else {
-      throw .wrongRunningMode(method: method, required: mode, current: options.runningMode)
-    }
-  }
-
   private func run(_ image: VisionImage, timestamp: Int) throws -> FaceDetectorResult {
     lock.lock()
     defer { lock.unlock() }
@@ -92,12 +86,8 @@ public final class FaceDetector: @unchecked Sendable {
   }
 
   private func detectLocked(_ image: VisionImage, timestamp: Int) throws(VisionTaskError) -> FaceDetectorResult {
-    let degrees: Int
-    do { degrees = try image.orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
-    let rect = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: image.width, imageHeight: image.height)
     let found = try graph.detect(
-      image, rect: rect, minScore: options.minDetectionConfidence,
-      suppressionThreshold: options.minSuppressionThreshold)
+      image, minScore: options.minDetectionConfidence, suppressionThreshold: options.minSuppressionThreshold)
     return FaceDetectorResult(
       detections: found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) },
       timestampInMilliseconds: timestamp)

@@ -41,13 +41,9 @@ public struct FaceDetectorOptions: Sendable {
   /// Throws for thresholds outside 0...1 (or NaN) and for a delegate that does not fit the
   /// running mode.
   func validate() throws(VisionTaskError) {
-    for (name, value) in [
+    try validateUnitInterval([
       ("minDetectionConfidence", minDetectionConfidence), ("minSuppressionThreshold", minSuppressionThreshold),
-    ] where !(0...1).contains(value) {
-      throw .invalidOption("invalid `\(name)` option: value must be in the range [0.0, 1.0], got \(value)")
-    }
-    let hasReceiver = faceDetectorLiveStreamDelegate != nil || liveStreamHandler != nil
-    if runningMode == .liveStream && !hasReceiver { throw .missingLiveStreamDelegate }
-    if runningMode != .liveStream && hasReceiver { throw .unexpectedLiveStreamDelegate }
+    ])
+    try runningMode.validate(hasLiveStreamReceiver: faceDetectorLiveStreamDelegate != nil || liveStreamHandler != nil)
   }
 }

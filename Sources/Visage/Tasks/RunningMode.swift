@@ -51,6 +51,26 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible {
   }
 }
 
+extension RunningMode {
+  /// Throws unless a task in this mode may be called through `method`, which needs `required`.
+  func require(_ required: RunningMode, for method: String) throws(VisionTaskError) {
+    guard self == required else { throw .wrongRunningMode(method: method, required: required, current: self) }
+  }
+
+  /// Throws when a live-stream receiver is missing in `.liveStream` mode, or given in another.
+  func validate(hasLiveStreamReceiver: Bool) throws(VisionTaskError) {
+    if self == .liveStream && !hasLiveStreamReceiver { throw .missingLiveStreamDelegate }
+    if self != .liveStream && hasLiveStreamReceiver { throw .unexpectedLiveStreamDelegate }
+  }
+}
+
+/// Throws for a named option outside 0...1 (NaN included).
+func validateUnitInterval(_ options: [(name: String, value: Float)]) throws(VisionTaskError) {
+  for (name, value) in options where !(0...1).contains(value) {
+    throw .invalidOption("invalid `\(name)` option: value must be in the range [0.0, 1.0], got \(value)")
+  }
+}
+
 /// Checks the timestamps of a video or live stream: each must exceed the last.
 struct TimestampGate {
   private(set) var last: Int?
