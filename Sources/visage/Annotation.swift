@@ -61,3 +61,48 @@ struct Canvas {
     }
   }
 }
+
+extension Canvas {
+  /// A straight line of the given thickness between two points in pixels.
+  mutating func line(from a: (Double, Double), to b: (Double, Double), thickness: Int, color: (UInt8, UInt8, UInt8)) {
+    guard a.0.isFinite, a.1.isFinite, b.0.isFinite, b.1.isFinite,
+      max(abs(a.0), abs(a.1), abs(b.0), abs(b.1)) < 1e6
+    else { return }
+    let steps = max(1, Int(max(abs(b.0 - a.0), abs(b.1 - a.1)).rounded(.up)))
+    // Skip lines that lie wholly outside the image so that a wild point costs nothing.
+    guard max(a.0, b.0) >= -Double(thickness), min(a.0, b.0) < Double(width + thickness),
+      max(a.1, b.1) >= -Double(thickness), min(a.1, b.1) < Double(height + thickness)
+    else { return }
+    let low = (thickness - 1) / 2, high = thickness / 2
+    for s in 0...steps {
+      let t = Double(s) / Double(steps)
+      let x = Int((a.0 + (b.0 - a.0) * t).rounded()), y = Int((a.1 + (b.1 - a.1) * t).rounded())
+      fill(x0: x - low, y0: y - low, x1: x + high + 1, y1: y + high + 1, color: color)
+    }
+  }
+
+  /// The face mesh as MediaPipe's face landmarker examples draw it: the tessellation in
+  /// gray, then lips and face oval in white, the subject's left eye, eyebrow and iris in
+  /// green and the right ones in red. Line widths grow with the image past 512 pixels.
+  mutating func draw(_ result: FaceLandmarkerResult) {
+    let thin = max(1, min(width, height) / 512), thick = max(2, min(width, height) / 256)
+    let white: (UInt8, UInt8, UInt8) = (224, 224, 224), green: (UInt8, UInt8, UInt8) = (48, 255, 48)
+    let red: (UInt8, UInt8, UInt8) = (255, 48, 48)
+    let layers: [([Connection], Int, (UInt8, UInt8, UInt8))] = [
+      (FaceLandmarksConnections.tesselation, thin, (128, 128, 128)),
+      (FaceLandmarksConnections.lips, thick, white), (FaceLandmarksConnections.faceOval, thick, white),
+      (FaceLandmarksConnections.leftEye, thick, green), (FaceLandmarksConnections.leftEyebrow, thick, green),
+      (FaceLandmarksConnections.leftIris, thick, green),
+      (FaceLandmarksConnections.rightEye, thick, red), (FaceLandmarksConnections.rightEyebrow, thick, red),
+      (FaceLandmarksConnections.rightIris, thick, red),
+    ]
+    for face in result.faceLandmarks {
+      let points = face.map { (Double($0.x) * Double(width), Double($0.y) * Double(height)) }
+      for (connections, thickness, color) in layers {
+        for c in connections where c.start < points.count && c.end < points.count {
+          line(from: points[c.start], to: points[c.end], thickness: thickness, color: color)
+        }
+      }
+    }
+  }
+}

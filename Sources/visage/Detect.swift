@@ -17,8 +17,11 @@ struct Detect: ParsableCommand {
         visage detect --running-mode video --fps 25 frames/*.png
       """)
 
-  @Argument(help: "PNG or JPEG images; in video and live-stream mode, the frames in order.")
-  var images: [String]
+  @Argument(help: "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
+  var images: [String] = []
+
+  @Option(help: "Read image paths one per line from this file, or - for standard input.")
+  var pathsFrom: String?
 
   @Option(help: "A detector .tflite or a .task bundle (default: the bundled short-range detector).")
   var model: String?
@@ -35,8 +38,8 @@ struct Detect: ParsableCommand {
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
-  @Option(help: "Frame rate for video and live-stream timestamps: round(i·1000/fps) ms.")
-  var fps: Double = 30
+  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
+  var fps: Double?
 
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
@@ -45,7 +48,7 @@ struct Detect: ParsableCommand {
   var annotate: String?
 
   func validate() throws {
-    guard fps > 0, fps.isFinite else { throw ValidationError("--fps must be positive") }
+    try validateFPS(fps)
     guard (0...1).contains(minDetectionConfidence), (0...1).contains(minSuppressionThreshold) else {
       throw ValidationError("--min-detection-confidence and --min-suppression-threshold must be in 0...1")
     }
@@ -53,8 +56,8 @@ struct Detect: ParsableCommand {
   }
 
   func run() throws {
-    let reporter = Reporter(format: output ?? .automatic, total: images.count)
-    let frames = InputFrames(paths: images, fps: fps)
+    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
+    let reporter = Reporter(format: output ?? .automatic, total: frames.count)
     var options = FaceDetectorOptions(
       baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath()),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
@@ -63,20 +66,30 @@ struct Detect: ParsableCommand {
       switch runningMode {
       case .image, .video:
         let detector = try FaceDetector(options: options)
-        for (i, path) in images.enumerated() {
+        while let frame = frames.next() {
           do {
-            let image = try VisionImage(contentsOfFile: path)
+            let image = try frame.image.get()
             let result =
               runningMode == .image
               ? try detector.detect(image: image)
-              : try detector.detect(videoFrame: image, timestampInMilliseconds: frames.timestamp(i))
-            try report(result, image: image, index: i, frames: frames, reporter: reporter)
+              : try detector.detect(videoFrame: image, timestampInMilliseconds: frames.timestamp(frame.index))
+            try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
           } catch {
-            reporter.fail(source: path, error: error)
+            reporter.fail(source: frame.source, error: error)
           }
         }
       case .liveStream:
-        try runLiveStream(&options, frames: frames, reporter: reporter)
+        let live = LiveStreamOutput<FaceDetectorResult>(
+          frames: frames, reporter: reporter,
+          report: { frame, image, result in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) },
+          dropped: { frame, image in
+            reporter.emit(
+              .object(frameFields(frame, image, timestampMs: frames.timestamp(frame.index)) + [("dropped", .bool(true)), ("detections", .array([]))]),
+              text: "\(frame.source): dropped (the detector was busy)")
+          })
+        options.liveStreamHandler = { result, timestamp, error in live.deliver(result, timestampMs: timestamp, error: error) }
+        let detector = try FaceDetector(options: options)
+        live.run(frames, submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) }, waitUntilIdle: detector.waitUntilIdle)
       }
     } catch let error as VisionTaskError {
       throw ValidationError("\(error)")
@@ -84,75 +97,34 @@ struct Detect: ParsableCommand {
     try reporter.finish()
   }
 
-  /// Live stream: frames are handed over at the frame rate, in real time, as a camera
-  /// would; results arrive on the detector's queue and are printed in input order, with
-  /// `"dropped": true` for frames the flow limiter skipped.
-  private func runLiveStream(_ options: inout FaceDetectorOptions, frames: InputFrames, reporter: Reporter) throws {
-    let results = LiveResults()
-    options.liveStreamHandler = { result, timestamp, error in results.store(timestamp, result, error) }
-    let detector = try FaceDetector(options: options)
-    var decoded: [Int: VisionImage] = [:]
-    let start = ContinuousClock.now
-    for (i, path) in images.enumerated() {
-      let due = start + .milliseconds(frames.timestamp(i))
-      let wait = due - .now
-      if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18) }
-      do {
-        let image = try VisionImage(contentsOfFile: path)
-        decoded[i] = image
-        try detector.detectAsync(image: image, timestampInMilliseconds: frames.timestamp(i))
-      } catch {
-        results.store(frames.timestamp(i), nil, error)
-      }
-    }
-    detector.waitUntilIdle()
-    for (i, path) in images.enumerated() {
-      let t = frames.timestamp(i)
-      switch results.take(t) {
-      case .some((_, let error?)): reporter.fail(source: path, error: error)
-      case .some((let result?, nil)):
-        do { try report(result, image: decoded[i]!, index: i, frames: frames, reporter: reporter) } catch {
-          reporter.fail(source: path, error: error)
-        }
-      default:
-        let image = decoded[i]
-        reporter.emit(
-          .object([
-            ("source", .string(path)), ("width", .int(image?.width ?? 0)), ("height", .int(image?.height ?? 0)),
-            ("timestampMs", .int(t)), ("dropped", .bool(true)), ("detections", .array([])),
-          ]), text: "\(path): dropped (the detector was busy)")
-      }
-    }
-  }
-
-  private func report(_ result: FaceDetectorResult, image: VisionImage, index: Int, frames: InputFrames, reporter: Reporter) throws {
-    let source = frames.paths[index]
+  private func report(_ result: FaceDetectorResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
     if let annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
-      let path = try frames.annotationPath(annotate, index: index)
-      let png = try PNG.encode(canvas.image())
-      guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
-        throw ValidationError("cannot write the annotated image '\(path)'")
-      }
+      try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    var fields: [(String, JSON)] = [("source", .string(source)), ("width", .int(image.width)), ("height", .int(image.height))]
-    if runningMode != .image { fields.append(("timestampMs", .int(result.timestampInMilliseconds))) }
-    fields.append(("detections", .array(result.detections.map(JSON.detection))))
+    let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
     let summary = result.detections.enumerated().map { i, d in
       let b = d.boundingBox
       return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height))
     }.joined()
-    reporter.emit(.object(fields), text: "\(source): \(result.detections.count) face\(result.detections.count == 1 ? "" : "s")\(summary)")
+    reporter.emit(
+      .object(fields + [("detections", .array(result.detections.map(JSON.detection)))]),
+      text: "\(frame.source): \(result.detections.count) face\(result.detections.count == 1 ? "" : "s")\(summary)")
   }
 }
 
-/// Live-stream results keyed by timestamp, filled on the detector's queue.
-private final class LiveResults: @unchecked Sendable {
-  private var byTimestamp: [Int: (FaceDetectorResult?, (any Error)?)] = [:]
-  private let lock = NSLock()
-  func store(_ t: Int, _ result: FaceDetectorResult?, _ error: (any Error)?) { lock.withLock { byTimestamp[t] = (result, error) } }
-  func take(_ t: Int) -> (FaceDetectorResult?, (any Error)?)? { lock.withLock { byTimestamp.removeValue(forKey: t) } }
+/// The fields every result line starts with: source, width, height and, in video and
+/// live-stream mode, the timestamp.
+func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(String, JSON)] {
+  var fields: [(String, JSON)] = [("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height))]
+  if let timestampMs { fields.append(("timestampMs", .int(timestampMs))) }
+  return fields
+}
+
+/// `--fps` must be a positive, finite number when given.
+func validateFPS(_ fps: Double?) throws {
+  if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be positive") }
 }
 
 /// `--range`: which bundled detector.

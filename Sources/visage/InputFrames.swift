@@ -3,23 +3,121 @@ import Foundation
 import Visage
 import VisageImageIO
 
-/// The image arguments of `detect` (and later `landmark`/`analyze`): decoded one at a
-/// time, with the error reporting and progress the command-line contract asks for.
-struct InputFrames {
-  let paths: [String]
-  /// Frames per second, for video and live-stream timestamps.
+/// One input of a batch or one frame of a stream: its position, the name it is reported
+/// under, and the decoded image or the reason there is none.
+struct Frame {
+  let index: Int
+  let source: String
+  let image: Result<VisionImage, any Error>
+}
+
+/// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
+/// one per line (`--paths-from FILE`, `-` for standard input), or the frames of one
+/// YUV4MPEG2 stream (a single `.y4m` argument, or `-` for standard input). Frames are
+/// decoded one at a time, so a long stream or path list never sits in memory.
+final class InputFrames {
+  private enum Source {
+    case paths([String])
+    case lines(() -> String?)
+    case stream(Result<Y4MReader, any Error>, name: String)
+  }
+
+  private let source: Source
+  private var nextIndex = 0
+  /// Frames per second for video and live-stream timestamps.
   let fps: Double
+  /// How many inputs there are, when that is known before reading them.
+  let count: Int?
+
+  /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
+  /// for YUV4MPEG2 input and to 30 otherwise.
+  init(arguments: [String], pathsFrom: String?, fps: Double?) throws {
+    if let pathsFrom {
+      guard arguments.isEmpty else { throw ValidationError("give image paths either as arguments or with --paths-from, not both") }
+      source = .lines(try Self.lineReader(pathsFrom))
+      count = nil
+    } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
+      // A stream that cannot be opened is a failed input (reported, exit status 1), not a
+      // usage error.
+      let reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
+      source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0])
+      count = nil
+      self.fps = fps ?? (try? reader.get())?.frameRate ?? 30
+      return
+    } else {
+      guard !arguments.isEmpty else { throw ValidationError("no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from") }
+      if arguments.contains(where: { $0 == "-" || $0.lowercased().hasSuffix(".y4m") }) {
+        throw ValidationError("a YUV4MPEG2 stream (.y4m or -) must be the only input")
+      }
+      source = .paths(arguments)
+      count = arguments.count
+    }
+    self.fps = fps ?? 30
+  }
+
+  /// Whether the inputs are the frames of a YUV4MPEG2 stream.
+  var isStream: Bool { if case .stream = source { true } else { false } }
 
   /// The timestamp of frame `index`: round(index · 1000 / fps) ms.
   func timestamp(_ index: Int) -> Int { Int((Double(index) * 1000 / fps).rounded()) }
 
-  /// Where the annotated copy of input `index` goes: `path` itself for one input, else a
-  /// PNG named after the input inside the folder `path`.
-  func annotationPath(_ path: String, index: Int) throws -> String {
-    if paths.count == 1 { return path }
+  /// The next input, decoded, or `nil` after the last. A stream that breaks yields one
+  /// failed frame and then ends, since nothing after the break can be read.
+  func next() -> Frame? {
+    let index = nextIndex
+    switch source {
+    case .paths(let paths):
+      guard index < paths.count else { return nil }
+      nextIndex += 1
+      return Frame(index: index, source: paths[index], image: Result { try VisionImage(contentsOfFile: paths[index]) })
+    case .lines(let readLine):
+      while let line = readLine() {
+        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if path.isEmpty { continue }
+        nextIndex += 1
+        return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
+      }
+      return nil
+    case .stream(let reader, let stream):
+      // Frames of a stream are reported as `clip.y4m#12` (`stdin#12`).
+      let name = "\(stream)#\(index)"
+      guard index != Int.max else { return nil }
+      do {
+        guard let image = try reader.get().nextFrame() else { return nil }
+        nextIndex += 1
+        return Frame(index: index, source: name, image: .success(image))
+      } catch {
+        nextIndex = Int.max
+        return Frame(index: index, source: name, image: .failure(error))
+      }
+    }
+  }
+
+  /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
+  /// input, else a PNG named after the input inside the folder `path`.
+  func annotationPath(_ path: String, for frame: Frame) throws -> String {
+    if count == 1 { return path }
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    let base = URL(fileURLWithPath: paths[index]).deletingPathExtension().lastPathComponent
-    return path + "/" + String(format: "%04d-", index) + base + ".png"
+    let base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
+    return path + "/" + String(format: "%04d-", frame.index) + base + ".png"
+  }
+
+  /// Reads lines from standard input (`-`) or from a file read whole.
+  private static func lineReader(_ path: String) throws -> () -> String? {
+    if path == "-" { return { Swift.readLine() } }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ValidationError("cannot read the path list '\(path)'")
+    }
+    var lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).makeIterator()
+    return { lines.next().map(String.init) }
+  }
+}
+
+/// Writes an annotated copy of an input as PNG.
+func writeAnnotation(_ canvas: Canvas, to path: String) throws {
+  let png = try PNG.encode(canvas.image())
+  guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
+    throw ValidationError("cannot write the annotated image '\(path)'")
   }
 }
 
@@ -27,14 +125,16 @@ struct InputFrames {
 final class Reporter {
   let format: OutputFormat
   private(set) var failures = 0
-  private let total: Int
+  private let total: Int?
   private var done = 0
   private let showProgress: Bool
 
-  init(format: OutputFormat, total: Int) {
+  /// `total` is the number of inputs, or `nil` when unknown (a stream or a path list on
+  /// standard input), in which case progress is a running count.
+  init(format: OutputFormat, total: Int?) {
     self.format = format
     self.total = total
-    showProgress = isatty(STDERR_FILENO) != 0 && total > 3
+    showProgress = isatty(STDERR_FILENO) != 0 && (total ?? Int.max) > 3
   }
 
   /// Prints a JSON line (json) or the summary text (text).
@@ -65,6 +165,10 @@ final class Reporter {
   private func step() {
     done += 1
     guard showProgress else { return }
+    guard let total else {
+      FileHandle.standardError.write(Data("\r\(done) done".utf8))
+      return
+    }
     let filled = 30 * done / total
     let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
     FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))

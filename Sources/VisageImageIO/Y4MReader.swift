@@ -1,0 +1,241 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import Visage
+
+/// Why a YUV4MPEG2 stream could not be read.
+public enum Y4MError: Error, Equatable, CustomStringConvertible {
+  /// The file could not be opened; `reason` is the system's explanation.
+  case unreadableFile(path: String, reason: String)
+  /// The stream does not start with `YUV4MPEG2 `, or a header line is malformed.
+  case corrupt(source: String, message: String)
+  /// A well-formed stream in a layout this reader does not handle.
+  case unsupported(source: String, message: String)
+  /// The stream ends inside a frame.
+  case truncated(source: String, frame: Int)
+
+  /// A sentence naming the stream and what is wrong.
+  public var description: String {
+    switch self {
+    case .unreadableFile(let path, let reason): "cannot read YUV4MPEG2 file '\(path)': \(reason)"
+    case .corrupt(let source, let message): "YUV4MPEG2 stream \(source) is corrupt: \(message)"
+    case .unsupported(let source, let message): "YUV4MPEG2 stream \(source) is not supported: \(message)"
+    case .truncated(let source, let frame): "YUV4MPEG2 stream \(source) is truncated inside frame \(frame)"
+    }
+  }
+}
+
+/// Reads a YUV4MPEG2 stream (`ffmpeg -f yuv4mpegpipe`) one frame at a time, from a file or
+/// from standard input, and converts each frame to 8-bit RGB.
+///
+/// Handled: 4:2:0 (every chroma siting), 4:2:2, 4:4:4 and mono, at 8 bits or 9 to 16 bits
+/// (two bytes per sample, little endian, scaled to 8 bits). Progressive and interlaced frames
+/// alike are read as whole frames. YUV4MPEG2 does not say which YCbCr matrix the video used;
+/// like most players this reader takes BT.709 for frames at least 720 rows high and BT.601
+/// below, with limited range unless the stream says `XCOLORRANGE=FULL`. Chroma is upsampled
+/// by repeating each sample over the pixels it covers.
+public final class Y4MReader {
+  /// Frame width in pixels.
+  public let width: Int
+  /// Frame height in pixels.
+  public let height: Int
+  /// Frames per second from the `F` parameter, when the stream gives a valid one.
+  public let frameRate: Double?
+  /// How the stream is named in errors: `'path'` or `standard input`.
+  public let source: String
+  /// Frames returned so far.
+  public private(set) var framesRead = 0
+
+  private let file: UnsafeMutablePointer<FILE>
+  private let ownsFile: Bool
+  private let layout: Layout
+  private var planeBytes: [UInt8]
+  private var rgb: [UInt8]
+
+  /// The largest accepted side, the same bound images have.
+  public static var maximumDimension: Int { VisionImage.maximumDimension }
+  /// The most pixels a frame may have (8K video has 33 M), so that a hostile header cannot
+  /// make the reader allocate gigabytes.
+  public static let maximumPixels = 1 << 26
+
+  /// Opens a `.y4m` file and reads its header.
+  public convenience init(contentsOfFile path: String) throws {
+    guard let file = fopen(path, "rb") else {
+      throw Y4MError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
+    }
+    do { try self.init(file: file, ownsFile: true, source: "'\(path)'") } catch {
+      fclose(file)
+      throw error
+    }
+  }
+
+  /// Reads the stream on standard input (`-` on the command line).
+  public static func standardInput() throws -> Y4MReader {
+    guard let file = fdopen(STDIN_FILENO, "rb") else {
+      throw Y4MError.unreadableFile(path: "-", reason: String(cString: strerror(errno)))
+    }
+    return try Y4MReader(file: file, ownsFile: false, source: "on standard input")
+  }
+
+  private init(file: UnsafeMutablePointer<FILE>, ownsFile: Bool, source: String) throws {
+    self.file = file
+    self.ownsFile = ownsFile
+    self.source = source
+    guard let line = Self.readLine(file, limit: 4096) else {
+      throw Y4MError.corrupt(source: source, message: "empty, or no header line")
+    }
+    let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+    guard fields.first == "YUV4MPEG2" else {
+      throw Y4MError.corrupt(source: source, message: "does not start with 'YUV4MPEG2 '")
+    }
+    var width = 0, height = 0, rate: Double?, colorspace = "420jpeg", fullRange = false
+    for field in fields.dropFirst() {
+      let value = field.dropFirst()
+      switch field.first {
+      case "W": width = Int(value) ?? -1
+      case "H": height = Int(value) ?? -1
+      case "C": colorspace = String(value)
+      case "F":
+        let parts = value.split(separator: ":")
+        if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 { rate = n / d }
+      case "X": if value == "COLORRANGE=FULL" { fullRange = true }
+      default: break
+      }
+    }
+    guard width > 0, height > 0 else {
+      throw Y4MError.corrupt(source: source, message: "the header needs positive W and H, got '\(line)'")
+    }
+    guard width <= Self.maximumDimension, height <= Self.maximumDimension, width * height <= Self.maximumPixels else {
+      throw Y4MError.unsupported(
+        source: source, message: "\(width)x\(height) frames are too large: at most \(Self.maximumDimension) a side and \(Self.maximumPixels) pixels")
+    }
+    guard let layout = Layout(colorspace: colorspace, width: width, height: height, fullRange: fullRange) else {
+      throw Y4MError.unsupported(source: source, message: "colour space C\(colorspace)")
+    }
+    self.width = width
+    self.height = height
+    self.frameRate = rate
+    self.layout = layout
+    planeBytes = [UInt8](repeating: 0, count: layout.frameBytes)
+    rgb = [UInt8](repeating: 0, count: width * height * 3)
+  }
+
+  deinit { if ownsFile { fclose(file) } }
+
+  /// The next frame as an upright RGB image, or `nil` at the end of the stream.
+  public func nextFrame() throws -> VisionImage? {
+    guard let line = Self.readLine(file, limit: 4096) else {
+      if ferror(file) != 0 { throw Y4MError.truncated(source: source, frame: framesRead) }
+      return nil
+    }
+    guard line == "FRAME" || line.hasPrefix("FRAME ") else {
+      throw Y4MError.corrupt(source: source, message: "frame \(framesRead) does not start with 'FRAME'")
+    }
+    let count = planeBytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+    guard count == planeBytes.count else { throw Y4MError.truncated(source: source, frame: framesRead) }
+    layout.convert(planeBytes, into: &rgb)
+    framesRead += 1
+    return try VisionImage(width: width, height: height, rgb: rgb)
+  }
+
+  /// One header line without its newline; `nil` at end of input. Longer lines than `limit`
+  /// are cut off there, which the callers reject as malformed.
+  private static func readLine(_ file: UnsafeMutablePointer<FILE>, limit: Int) -> String? {
+    var bytes: [UInt8] = []
+    while true {
+      let c = getc(file)
+      if c == EOF { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+      if c == 0x0A || bytes.count >= limit { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(UInt8(c))
+    }
+  }
+}
+
+/// How a frame's planes are laid out and how its samples become RGB.
+private struct Layout {
+  let width: Int
+  let height: Int
+  /// Chroma subsampling shifts: 4:2:0 is (1, 1), 4:2:2 is (1, 0), 4:4:4 is (0, 0).
+  let shiftX: Int
+  let shiftY: Int
+  let hasChroma: Bool
+  /// Bits per sample: 8, or 9...16 stored in two little-endian bytes.
+  let bits: Int
+  let fullRange: Bool
+  /// Kr and Kb of the YCbCr matrix.
+  let kr: Float
+  let kb: Float
+
+  var bytesPerSample: Int { bits > 8 ? 2 : 1 }
+  var chromaWidth: Int { (width + (1 << shiftX) - 1) >> shiftX }
+  var chromaHeight: Int { (height + (1 << shiftY) - 1) >> shiftY }
+  var frameBytes: Int { (width * height + (hasChroma ? 2 * chromaWidth * chromaHeight : 0)) * bytesPerSample }
+
+  init?(colorspace: String, width: Int, height: Int, fullRange: Bool) {
+    var name = Substring(colorspace)
+    var bits = 8
+    if let p = name.lastIndex(of: "p"), let b = Int(name[name.index(after: p)...]) {
+      bits = b
+      name = name[..<p]
+    } else if name.hasPrefix("mono"), let b = Int(name.dropFirst(4)) {
+      bits = b
+      name = "mono"
+    }
+    guard (8...16).contains(bits) else { return nil }
+    switch name {
+    case "420", "420jpeg", "420paldv", "420mpeg2": (shiftX, shiftY, hasChroma) = (1, 1, true)
+    case "422": (shiftX, shiftY, hasChroma) = (1, 0, true)
+    case "444": (shiftX, shiftY, hasChroma) = (0, 0, true)
+    case "mono": (shiftX, shiftY, hasChroma) = (0, 0, false)
+    default: return nil
+    }
+    self.width = width
+    self.height = height
+    self.bits = bits
+    self.fullRange = fullRange
+    (kr, kb) = height >= 720 ? (0.2126, 0.0722) : (0.299, 0.114)
+  }
+
+  /// Converts one frame's planes to interleaved 8-bit RGB.
+  func convert(_ planes: [UInt8], into rgb: inout [UInt8]) {
+    let scale = Float(255) / Float((1 << bits) - 1)
+    // Limited range: Y in 16...235 and Cb, Cr in 16...240 (at 8 bits).
+    let (yOffset, yGain, cGain): (Float, Float, Float) = fullRange ? (0, 1, 1) : (16, 255 / 219, 255 / 224)
+    let kg = 1 - kr - kb
+    let crToR = 2 * (1 - kr), cbToB = 2 * (1 - kb)
+    let cbToG = -2 * kb * (1 - kb) / kg, crToG = -2 * kr * (1 - kr) / kg
+    let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
+    planes.withUnsafeBufferPointer { src in
+      rgb.withUnsafeMutableBufferPointer { dst in
+        func sample(_ index: Int) -> Float {
+          if bytesPerSample == 1 { return Float(src[index]) }
+          let lo = Int(src[2 * index]), hi = Int(src[2 * index + 1])
+          return Float(hi << 8 | lo) * scale
+        }
+        for y in 0..<height {
+          let chromaRow = (y >> shiftY) * chromaWidth
+          for x in 0..<width {
+            let luma = (sample(y * width + x) - yOffset) * yGain
+            var r = luma, g = luma, b = luma
+            if hasChroma {
+              let c = chromaRow + (x >> shiftX)
+              let cb = (sample(lumaCount + c) - 128) * cGain
+              let cr = (sample(lumaCount + chromaCount + c) - 128) * cGain
+              r += crToR * cr
+              g += cbToG * cb + crToG * cr
+              b += cbToB * cb
+            }
+            let o = (y * width + x) * 3
+            dst[o] = Self.byte(r)
+            dst[o + 1] = Self.byte(g)
+            dst[o + 2] = Self.byte(b)
+          }
+        }
+      }
+    }
+  }
+
+  private static func byte(_ v: Float) -> UInt8 { UInt8(min(max(v.rounded(), 0), 255)) }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Visage
+
+/// Live-stream mode on the command line: frames are handed to the task at the frame rate,
+/// in real time as a camera would deliver them, and results are reported in input order as
+/// they arrive, with `"dropped": true` for the frames the task's flow limiter skipped.
+///
+/// Results come back on the task's queue, in timestamp order, so when the result for one
+/// frame arrives every earlier frame still waiting for one was dropped. Only frames not yet
+/// reported are kept, so a long stream does not pile up in memory.
+final class LiveStreamOutput<Result>: @unchecked Sendable {
+  private struct Pending {
+    let frame: Frame
+    var error: (any Error)?
+  }
+
+  private let lock = NSLock()
+  private var pending: [Pending] = []
+  private let reporter: Reporter
+  private let report: (Frame, VisionImage, Result) throws -> Void
+  private let dropped: (Frame, VisionImage) -> Void
+  private let timestamp: (Int) -> Int
+
+  /// `report` writes one processed frame, `dropped` one skipped frame; both are called with
+  /// the output lock held, one at a time.
+  init(
+    frames: InputFrames, reporter: Reporter, report: @escaping (Frame, VisionImage, Result) throws -> Void,
+    dropped: @escaping (Frame, VisionImage) -> Void
+  ) {
+    self.reporter = reporter
+    self.report = report
+    self.dropped = dropped
+    timestamp = frames.timestamp
+  }
+
+  /// Reads every frame, waits until it is due, and hands it over with `submit`; then waits
+  /// for the task with `waitUntilIdle` and reports what is left.
+  func run(_ frames: InputFrames, submit: (VisionImage, Int) throws -> Void, waitUntilIdle: () -> Void) {
+    let start = ContinuousClock.now
+    while let frame = frames.next() {
+      let t = frames.timestamp(frame.index)
+      let wait = start + .milliseconds(t) - .now
+      if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18) }
+      lock.withLock { pending.append(Pending(frame: frame)) }
+      // A frame that fails here is reported in its turn, once the frames before it are.
+      do { try submit(frame.image.get(), t) } catch { lock.withLock { pending[pending.count - 1].error = error } }
+    }
+    waitUntilIdle()
+    lock.withLock { flush(before: Int.max) }
+  }
+
+  /// The task's callback: reports the frames before `timestampMs` as dropped (or failed),
+  /// then this one.
+  func deliver(_ result: Result?, timestampMs: Int, error: (any Error)?) {
+    lock.withLock {
+      flush(before: timestampMs)
+      guard let first = pending.first, timestamp(first.frame.index) == timestampMs else { return }
+      pending.removeFirst()
+      do {
+        if let error { throw error }
+        guard let result else { return }
+        try report(first.frame, first.frame.image.get(), result)
+      } catch {
+        reporter.fail(source: first.frame.source, error: error)
+      }
+    }
+  }
+
+  /// Reports, in order, pending frames older than `timestampMs` that can no longer get a
+  /// result: failed ones as failures, the rest as dropped.
+  private func flush(before timestampMs: Int) {
+    while let first = pending.first, timestamp(first.frame.index) < timestampMs {
+      pending.removeFirst()
+      if let error = first.error {
+        reporter.fail(source: first.frame.source, error: error)
+      } else {
+        switch first.frame.image {
+        case .success(let image): dropped(first.frame, image)
+        case .failure(let error): reporter.fail(source: first.frame.source, error: error)
+        }
+      }
+    }
+  }
+}
