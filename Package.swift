@@ -74,5 +74,9 @@ let package = Package(
     .testTarget(
       name: "VisageRuntimeTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
+    // Runs the built `visage` executable the way scripts do: arguments, stdin, stdout,
+    // stderr and exit status. Depending on the executable target makes `swift test` build it.
+    .testTarget(
+      name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageTestSupport"]),
   ]
 )

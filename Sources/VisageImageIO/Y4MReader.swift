@@ -200,7 +200,9 @@ private struct Layout {
 
   /// Converts one frame's planes to interleaved 8-bit RGB.
   func convert(_ planes: [UInt8], into rgb: inout [UInt8]) {
-    let scale = Float(255) / Float((1 << bits) - 1)
+    // Deeper samples come down to the 8-bit scale: limited range by the bit shift (10-bit
+    // white 940 is 8-bit 235), full range by the ratio of the maxima (1023 is 255).
+    let scale = fullRange ? Float(255) / Float((1 << bits) - 1) : 1 / Float(1 << (bits - 8))
     // Limited range: Y in 16...235 and Cb, Cr in 16...240 (at 8 bits).
     let (yOffset, yGain, cGain): (Float, Float, Float) = fullRange ? (0, 1, 1) : (16, 255 / 219, 255 / 224)
     let kg = 1 - kr - kb

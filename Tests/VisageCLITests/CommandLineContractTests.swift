@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import Visage
+import VisageImageIO
+import VisageTestSupport
+
+/// The command-line contract (`../shared/contracts/cli.md`) as scripts see it: JSON Lines in
+/// input order, an error line and exit status 1 for a bad input with the batch going on,
+/// exit status 2 for usage errors, streams on stdin.
+@Suite(.timeLimit(.minutes(5))) struct CommandLineContractTests {
+  static let astronaut = "Tests/Fixtures/images/astronaut.png"
+  static let pan = (0..<6).map { String(format: "Tests/Fixtures/landmarker/frames/pan/%03d.jpg", $0) }
+
+  @Test func detectPrintsTheContractsExample() throws {
+    let run = try CLI.run(["detect", Self.astronaut, "--output", "json"])
+    #expect(run.status == 0)
+    let line = try #require(try run.jsonLines().first)
+    let detections = try #require(line["detections"] as? [[String: Any]])
+    #expect(detections.count == 1)
+    let box = try #require(detections[0]["boundingBox"] as? [String: Int])
+    #expect(box == ["originX": 177, "originY": 82, "width": 95, "height": 95])
+    #expect((detections[0]["keypoints"] as? [Any])?.count == 6)
+  }
+
+  @Test func landmarkWritesLandmarksBlendshapesMatricesAndAnnotation() throws {
+    let annotation = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString).png"
+    let run = try CLI.run([
+      "landmark", Self.astronaut, "--blendshapes", "--transformation-matrices", "--output", "json", "--annotate", annotation,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let line = try #require(try run.jsonLines().first)
+    #expect(line["source"] as? String == Self.astronaut && line["width"] as? Int == 512 && line["timestampMs"] == nil)
+    let faces = try #require(line["faceLandmarks"] as? [[[String: Double]]])
+    #expect(faces.count == 1 && faces[0].count == 478 && Set(faces[0][0].keys) == ["x", "y", "z"])
+    let blendshapes = try #require(line["faceBlendshapes"] as? [[[String: Any]]])
+    #expect(blendshapes.count == 1 && blendshapes[0].count == 52)
+    #expect(blendshapes[0][0]["categoryName"] as? String == "_neutral")
+    #expect(blendshapes[0][44]["categoryName"] as? String == "mouthSmileLeft")
+    let matrices = try #require(line["facialTransformationMatrixes"] as? [[[Double]]])
+    #expect(matrices.count == 1 && matrices[0].count == 4 && matrices[0][3] == [0, 0, 0, 1])
+    let png = try VisionImage(contentsOfFile: annotation)
+    #expect(png.width == 512 && png.height == 512)
+    try? FileManager.default.removeItem(atPath: annotation)
+  }
+
+  /// Without the flags the optional arrays are absent, as the contract's comments say.
+  @Test func optionalFieldsOnlyWhenAsked() throws {
+    let line = try #require(try CLI.run(["landmark", Self.astronaut, "--output", "json"]).jsonLines().first)
+    #expect(line["faceBlendshapes"] == nil && line["facialTransformationMatrixes"] == nil)
+  }
+
+  @Test(arguments: ["detect", "landmark"]) func aBadFileDoesNotStopTheBatch(command: String) throws {
+    let garbage = NSTemporaryDirectory() + "visage-cli-garbage-\(UUID().uuidString).png"
+    try Data("not an image".utf8).write(to: URL(fileURLWithPath: garbage))
+    let run = try CLI.run([command, Self.astronaut, "missing.png", garbage, Self.astronaut, "--output", "json"])
+    #expect(run.status == 1)
+    let lines = try run.jsonLines()
+    #expect(lines.map { $0["source"] as? String } == [Self.astronaut, "missing.png", garbage, Self.astronaut])
+    #expect(lines[1]["error"] as? String == "cannot read image file 'missing.png': No such file or directory")
+    #expect((lines[2]["error"] as? String)?.contains("is not a PNG or JPEG image") == true)
+    #expect(lines[3]["error"] == nil)
+    #expect(run.stderr.contains("missing.png") && run.stderr.contains(garbage))
+  }
+
+  @Test(arguments: [
+    ["landmark", "--num-faces", "0", astronaut], ["landmark", "--fps", "-1", astronaut],
+    ["landmark", "--min-face-presence-confidence", "1.5", astronaut], ["detect", "--running-mode", "sideways", astronaut],
+    ["landmark", astronaut, "--paths-from", "-"], ["landmark"], ["detect", astronaut, "-"],
+  ]) func usageErrorsExitWithTwo(arguments: [String]) throws {
+    let run = try CLI.run(arguments)
+    #expect(run.status == 2, "\(arguments): \(run.stderr)")
+    #expect(run.stdout.isEmpty && !run.stderr.isEmpty)
+  }
+
+  @Test(arguments: ["detect", "landmark", "run", "inspect", "bench"]) func everySubcommandHasHelpWithExamples(command: String) throws {
+    let run = try CLI.run([command, "--help"])
+    #expect(run.status == 0)
+    #expect(run.stdout.contains("xample"), "\(command) --help has no examples")
+  }
+
+  /// `--paths-from -`: one path per line on stdin, blank lines skipped, so that the tool can
+  /// sit behind xargs, GNU parallel or Spark's RDD.pipe.
+  @Test func pathsFromStandardInput() throws {
+    let paths = Self.pan.prefix(3)
+    let run = try CLI.run(["landmark", "--paths-from", "-", "--output", "json"], stdin: Data((paths.joined(separator: "\n\n") + "\n").utf8))
+    #expect(run.status == 0)
+    #expect(try run.jsonLines().map { $0["source"] as? String } == paths.map { $0 })
+  }
+
+  /// A video piped in as YUV4MPEG2 (what `ffmpeg -f yuv4mpegpipe -` writes): one line per
+  /// frame, timestamps from the stream's frame rate, the face followed through.
+  @Test func yuv4mpegOnStandardInputIsAVideo() throws {
+    let frames = try Self.pan.map { try VisionImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
+    let run = try CLI.run(["landmark", "--running-mode", "video", "-", "--output", "json"], stdin: Data(Self.y4m(frames, rate: "10:1")))
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = try run.jsonLines()
+    #expect(lines.map { $0["source"] as? String } == (0..<6).map { "stdin#\($0)" })
+    #expect(lines.map { $0["timestampMs"] as? Int } == [0, 100, 200, 300, 400, 500])
+    #expect(lines.allSatisfy { ($0["faceLandmarks"] as? [Any])?.count == 1 })
+  }
+
+  /// A stream that breaks off mid-frame: the frames before it are reported, then one error
+  /// line, and the exit status is 1.
+  @Test func aTruncatedStreamEndsWithAnError() throws {
+    let frames = try Self.pan.prefix(2).map { try VisionImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
+    let path = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString).y4m"
+    try Data(Self.y4m(frames, rate: "30:1").dropLast(100)).write(to: URL(fileURLWithPath: path))
+    let run = try CLI.run(["detect", path, "--output", "json"])
+    #expect(run.status == 1)
+    let lines = try run.jsonLines()
+    #expect(lines.count == 2 && lines[0]["detections"] != nil)
+    #expect((lines[1]["error"] as? String)?.contains("truncated inside frame 1") == true)
+  }
+
+  /// Live stream: frames arrive in real time faster than the landmarker can keep up with, so
+  /// some are dropped; every frame still gets exactly one line, in order.
+  @Test func liveStreamReportsEveryFrameInOrder() throws {
+    let frames = Array(repeating: Self.pan, count: 4).flatMap { $0 }
+    let run = try CLI.run(["landmark", "--running-mode", "live-stream", "--fps", "1000", "--output", "json"] + frames)
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = try run.jsonLines()
+    #expect(lines.map { $0["timestampMs"] as? Int } == (0..<frames.count).map { $0 })
+    for line in lines {
+      #expect((line["dropped"] as? Bool == true) != ((line["faceLandmarks"] as? [Any])?.count == 1))
+    }
+    #expect(lines.first?["dropped"] == nil)
+  }
+
+  /// 4:4:4 limited-range BT.601 YUV4MPEG2, the inverse of what the reader does.
+  static func y4m(_ frames: [VisionImage], rate: String) -> [UInt8] {
+    let (w, h) = (frames[0].width, frames[0].height)
+    var bytes = Array("YUV4MPEG2 W\(w) H\(h) F\(rate) Ip A1:1 C444\n".utf8)
+    for frame in frames {
+      var y = [UInt8](), cb = [UInt8](), cr = [UInt8]()
+      for p in stride(from: 0, to: frame.pixels.count, by: 3) {
+        let (r, g, b) = (Double(frame.pixels[p]), Double(frame.pixels[p + 1]), Double(frame.pixels[p + 2]))
+        let luma = 0.299 * r + 0.587 * g + 0.114 * b
+        y.append(UInt8((16 + luma * 219 / 255).rounded()))
+        cb.append(UInt8((128 + (b - luma) / 1.772 * 224 / 255).rounded()))
+        cr.append(UInt8((128 + (r - luma) / 1.402 * 224 / 255).rounded()))
+      }
+      bytes += Array("FRAME\n".utf8) + y + cb + cr
+    }
+    return bytes
+  }
+}
