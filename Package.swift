@@ -68,7 +68,7 @@ let package = Package(
       name: "VisageTFLiteTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
     .testTarget(
-      name: "VisageTests", dependencies: ["Visage", "VisageImageIO", "VisageTestSupport"]),
+      name: "VisageTests", dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageTestSupport"]),
     .testTarget(
       name: "VisageImageIOTests", dependencies: ["VisageImageIO", "Visage", "VisageTestSupport"]),
     .testTarget(
