@@ -38,6 +38,29 @@ struct FullRangeTests {
     #expect(iou(try #require(found.first).boundingBox, [177, 82, 95, 95]) > 0.6)
   }
 
+  /// With `faceDetectorModelAssetPath` set to the full-range model, the landmarker gives
+  /// every face of the group photo its landmarks: each ground-truth box holds the centre of
+  /// exactly one face's landmarks. With the bundle's short-range detector it finds none.
+  @Test func landmarkerWithTheFullRangeDetectorFindsEveryFace() throws {
+    let (path, truth) = DetectorFixtures.groupPhoto
+    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath(path))
+    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    options.numFaces = 10
+    #expect(try FaceLandmarker(options: options).detect(image: image).faceLandmarks.isEmpty)
+    options.faceDetectorModelAssetPath = Self.fullRangePath
+    let faces = try FaceLandmarker(options: options).detect(image: image).faceLandmarks
+    #expect(faces.count == truth.count)
+    let centres = faces.map { face in
+      (Double(face.map(\.x).reduce(0, +)) / 478 * Double(image.width), Double(face.map(\.y).reduce(0, +)) / 478 * Double(image.height))
+    }
+    for box in truth {
+      let inside = centres.filter { c in
+        c.0 >= Double(box[0]) && c.0 < Double(box[0] + box[2]) && c.1 >= Double(box[1]) && c.1 < Double(box[1] + box[3])
+      }
+      #expect(inside.count == 1, "\(inside.count) landmark sets centred in the face at \(box)")
+    }
+  }
+
   private func iou(_ box: CGRect, _ truth: [Int]) -> Double {
     let t = (x0: Double(truth[0]), y0: Double(truth[1]), x1: Double(truth[0] + truth[2]), y1: Double(truth[1] + truth[3]))
     let iw = max(0, min(box.maxX, t.x1) - max(box.minX, t.x0))
