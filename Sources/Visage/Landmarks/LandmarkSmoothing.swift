@@ -84,8 +84,9 @@ struct LandmarkSmoother {
     let (w, h) = (Float(imageWidth), Float(imageHeight))
     let pixels = landmarks.map { SIMD3($0.x * w, $0.y * h, $0.z * w) }
     if filters.isEmpty {
+      // The options are float fields (0.05f widens to 0.050000000745…); the filter works in double.
       filters = Array(
-        repeating: OneEuroFilter(frequency: 30, minCutoff: 0.05, beta: 80, derivativeCutoff: 1),
+        repeating: OneEuroFilter(frequency: 30, minCutoff: Double(Float(0.05)), beta: 80, derivativeCutoff: 1),
         count: pixels.count * 3)
     }
     // Object scale: the mean of the landmarks' bounding box width and height, in pixels.
