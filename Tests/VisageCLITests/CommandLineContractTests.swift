@@ -121,9 +121,12 @@ import VisageTestSupport
     let lines = try run.jsonLines()
     #expect(lines.map { $0["timestampMs"] as? Int } == (0..<frames.count).map { $0 })
     for line in lines {
-      #expect((line["dropped"] as? Bool == true) != ((line["faceLandmarks"] as? [Any])?.count == 1))
+      let faces = (line["faceLandmarks"] as? [Any])?.count
+      // A processed frame may have no face as MediaPipe's would: after a run of dropped frames
+      // the face can have left the region tracked from the last processed one.
+      #expect(line["dropped"] as? Bool == true ? faces == 0 : faces == 0 || faces == 1, "\(line["timestampMs"] ?? "")")
     }
-    #expect(lines.first?["dropped"] == nil)
+    #expect(lines.first?["dropped"] == nil && (lines.first?["faceLandmarks"] as? [Any])?.count == 1)
   }
 
   /// 4:4:4 limited-range BT.601 YUV4MPEG2, the inverse of what the reader does.
