@@ -12,6 +12,7 @@ import VisageTestSupport
 struct LandmarkSmoothingTests {
   struct Sequence: Decodable, CustomStringConvertible {
     struct Frame: Decodable {
+      var image: String
       var timestampMs: Int
       var landmarks: [[Float]]
     }

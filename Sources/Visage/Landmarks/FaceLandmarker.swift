@@ -20,7 +20,8 @@ public final class FaceLandmarker: @unchecked Sendable {
 
   // `lock` guards `pipeline` (models and tracking state) and `timestamps`.
   private let lock = NSLock()
-  private let pipeline: LandmarkerPipeline
+  /// Internal, not private, so tests can set its tracking state (`LandmarkerStepParityTests`).
+  let pipeline: LandmarkerPipeline
   private var timestamps = TimestampGate()
   private var liveStream: LiveStreamRunner<VisionImage>?
 

@@ -6,6 +6,8 @@
 final class LandmarkerPipeline {
   struct Face {
     var landmarks: [SIMD3<Float>]
+    /// The model's landmarks before smoothing (the same as `landmarks` when nothing smooths).
+    var rawLandmarks: [SIMD3<Float>]
     var blendshapes: [Float]?
     /// Nil when not asked for, or when MediaPipe's geometry stage skips the face.
     var transformationMatrix: Matrix4x4?
@@ -68,12 +70,22 @@ final class LandmarkerPipeline {
 
     var smoothed = faces.map(\.landmarks)
     if let timestamp { smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h) }
-    return smoothed.map { points in
+    return zip(smoothed, faces).map { points, face in
       Face(
-        landmarks: points,
+        landmarks: points, rawLandmarks: face.landmarks,
         blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil,
         transformationMatrix: geometry?.transformationMatrix(landmarks: points, imageWidth: w, imageHeight: h))
     }
+  }
+
+  /// Test seam (`LandmarkerStepParityTests`): the stream state after a frame in which one face
+  /// had the unsmoothed landmarks `rawLandmarks` and `smoother` had filtered every frame so
+  /// far, so that the next `process` call follows that face from them exactly as it would
+  /// from landmarks of its own.
+  func resumeTracking(rawLandmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int, smoother: LandmarkSmoother) {
+    let region = FaceRects.region(forLandmarks: rawLandmarks, imageWidth: imageWidth, imageHeight: imageHeight)
+    trackedRegions = [region]
+    smoothers = [(region, smoother)]
   }
 
   /// MediaPipe's `AssociationNormRectCalculator`: each region in turn removes the earlier
