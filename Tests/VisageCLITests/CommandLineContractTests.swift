@@ -43,13 +43,43 @@ import VisageTestSupport
     try? FileManager.default.removeItem(atPath: annotation)
   }
 
+  /// `analyze` with every flag: the contract's fields, ML Kit's ten landmarks and fifteen
+  /// contours with their point counts, probabilities in 0...1 and a tracking ID.
+  @Test func analyzeWritesTheContractsFields() throws {
+    let run = try CLI.run(["analyze", Self.astronaut, "--landmarks", "--contours", "--classification", "--tracking", "--output", "json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let line = try #require(try run.jsonLines().first)
+    let face = try #require((line["faces"] as? [[String: Any]])?.first)
+    let frame = try #require(face["frame"] as? [String: Double])
+    #expect(Set(frame.keys) == ["x", "y", "width", "height"])
+    #expect(abs(frame["x"]! - 177) < 15 && abs(frame["y"]! - 82) < 15)
+    for key in ["headEulerAngleX", "headEulerAngleY", "headEulerAngleZ"] { #expect(abs(face[key] as? Double ?? 999) < 30) }
+    let landmarks = try #require(face["landmarks"] as? [String: [String: Double]])
+    #expect(Set(landmarks.keys) == ["leftEye", "rightEye", "leftEar", "rightEar", "leftCheek", "rightCheek", "noseBase", "mouthLeft", "mouthRight", "mouthBottom"])
+    // Left and right are the subject's: her left eye is on the image's right.
+    #expect(landmarks["leftEye"]!["x"]! > landmarks["rightEye"]!["x"]!)
+    let contours = try #require(face["contours"] as? [String: [[String: Double]]])
+    let counts: [String: Int] = [
+      "face": 36, "leftEyebrowTop": 5, "leftEyebrowBottom": 5, "rightEyebrowTop": 5, "rightEyebrowBottom": 5, "leftEye": 16, "rightEye": 16,
+      "upperLipTop": 11, "upperLipBottom": 9, "lowerLipTop": 9, "lowerLipBottom": 9, "noseBridge": 2, "noseBottom": 3, "leftCheek": 1, "rightCheek": 1,
+    ]
+    #expect(contours.mapValues(\.count) == counts)
+    #expect((face["smilingProbability"] as? Double ?? 0) > 0.9)
+    for key in ["leftEyeOpenProbability", "rightEyeOpenProbability"] { #expect((face[key] as? Double ?? 0) > 0.9) }
+    #expect(face["trackingID"] as? Int == 1)
+    // Without the flags, only the frame and the angles.
+    let plain = try #require(try CLI.run(["analyze", Self.astronaut, "--output", "json"]).jsonLines().first)
+    let bare = try #require((plain["faces"] as? [[String: Any]])?.first)
+    #expect(Set(bare.keys) == ["frame", "headEulerAngleX", "headEulerAngleY", "headEulerAngleZ"])
+  }
+
   /// Without the flags the optional arrays are absent, as the contract's comments say.
   @Test func optionalFieldsOnlyWhenAsked() throws {
     let line = try #require(try CLI.run(["landmark", Self.astronaut, "--output", "json"]).jsonLines().first)
     #expect(line["faceBlendshapes"] == nil && line["facialTransformationMatrixes"] == nil)
   }
 
-  @Test(arguments: ["detect", "landmark"]) func aBadFileDoesNotStopTheBatch(command: String) throws {
+  @Test(arguments: ["detect", "landmark", "analyze"]) func aBadFileDoesNotStopTheBatch(command: String) throws {
     let garbage = NSTemporaryDirectory() + "visage-cli-garbage-\(UUID().uuidString).png"
     try Data("not an image".utf8).write(to: URL(fileURLWithPath: garbage))
     let run = try CLI.run([command, Self.astronaut, "missing.png", garbage, Self.astronaut, "--output", "json"])
@@ -66,13 +96,15 @@ import VisageTestSupport
     ["landmark", "--num-faces", "0", astronaut], ["landmark", "--fps", "-1", astronaut],
     ["landmark", "--min-face-presence-confidence", "1.5", astronaut], ["detect", "--running-mode", "sideways", astronaut],
     ["landmark", astronaut, "--paths-from", "-"], ["landmark"], ["detect", astronaut, "-"],
+    ["analyze", "--min-face-size", "2", astronaut], ["analyze", "--performance", "slow", astronaut],
+    ["analyze", "--running-mode", "live-stream", astronaut],
   ]) func usageErrorsExitWithTwo(arguments: [String]) throws {
     let run = try CLI.run(arguments)
     #expect(run.status == 2, "\(arguments): \(run.stderr)")
     #expect(run.stdout.isEmpty && !run.stderr.isEmpty)
   }
 
-  @Test(arguments: ["detect", "landmark", "run", "inspect", "bench"]) func everySubcommandHasHelpWithExamples(command: String) throws {
+  @Test(arguments: ["detect", "landmark", "analyze", "run", "inspect", "bench"]) func everySubcommandHasHelpWithExamples(command: String) throws {
     let run = try CLI.run([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.contains("xample"), "\(command) --help has no examples")

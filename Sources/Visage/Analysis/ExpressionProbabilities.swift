@@ -1,0 +1,31 @@
+import Foundation
+
+/// ML Kit's smiling and eye-open probabilities from MediaPipe's blendshapes.
+///
+/// Blendshape scores measure how far an expression has gone, not how likely it is, and they
+/// sit far from 0 and 1 at the ends: on the test faces (Tools/make_analysis_fixtures.py, read
+/// by MediaPipe 1.2.2) `mouthSmileLeft/Right` read 0.90 on a broad smile and 0.00 on the same
+/// face made neutral, while `eyeBlinkLeft/Right` read 0.02–0.05 on open eyes, 0.35 on one eye
+/// painted shut and 0.51–0.54 on both. A logistic curve turns a score into a probability with
+/// its midpoint (0.5) at 0.3 for both, steep enough that those faces land near 0 and 1:
+/// smile 0.9 → 0.999, 0 → 0.02; blink 0.04 → 0.99 open, 0.54 → 0.02 open.
+/// MediaPipe's blendshape names, like ML Kit's, use the subject's left and right.
+enum ExpressionProbabilities {
+  /// The mean smile score at which the smiling probability is 0.5, and the curve's width.
+  static let smileMidpoint: Float = 0.3, smileWidth: Float = 0.08
+  /// The blink score at which an eye is as likely open as closed, and the curve's width.
+  static let blinkMidpoint: Float = 0.3, blinkWidth: Float = 0.06
+
+  /// Smiling, subject's left eye open and right eye open, from one face's 52 blendshapes.
+  static func probabilities(_ blendshapes: Classifications) -> (smiling: Float, leftEyeOpen: Float, rightEyeOpen: Float) {
+    func score(_ name: String) -> Float { blendshapes.categories.first { $0.categoryName == name }?.score ?? 0 }
+    let smile = (score("mouthSmileLeft") + score("mouthSmileRight")) / 2
+    return (
+      logistic((smile - smileMidpoint) / smileWidth),
+      logistic((blinkMidpoint - score("eyeBlinkLeft")) / blinkWidth),
+      logistic((blinkMidpoint - score("eyeBlinkRight")) / blinkWidth)
+    )
+  }
+
+  private static func logistic(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import VisageTFLite
+
+/// Describes every face in an image the way Google ML Kit's face detector does (frame, head
+/// Euler angles, landmarks, contours, smiling and eye-open probabilities, tracking IDs),
+/// computed from the Face Landmarker's mesh, blendshapes and pose.
+///
+/// ```swift
+/// var options = FaceAnalyzerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
+/// options.landmarkMode = .all
+/// options.classificationMode = .all
+/// let analyzer = try FaceAnalyzer(options: options)
+/// for face in try analyzer.analyze(image: try VisionImage(contentsOfFile: "face.jpg")) {
+///   print(face.frame, face.headEulerAngleY, face.smilingProbability ?? 0)
+/// }
+/// ```
+///
+/// Unlike ML Kit, contours come for every face, in any performance mode, together with
+/// tracking IDs. Every method may be called from any thread; calls are serialised.
+public final class FaceAnalyzer: @unchecked Sendable {
+  /// The options the analyzer was created with.
+  public let options: FaceAnalyzerOptions
+
+  // `lock` keeps each call's landmarker run and tracker update together, in call order.
+  private let lock = NSLock()
+  private let landmarker: FaceLandmarker
+  private let geometry: FaceGeometry
+  private var tracker = FaceTracker()
+
+  /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
+  public init(options: FaceAnalyzerOptions) throws {
+    try options.validate()
+    if options.performanceMode == .accurate && !FileManager.default.fileExists(atPath: options.fullRangeDetectorPath) {
+      throw VisionTaskError.invalidModel(
+        "accurate performance mode needs the full-range detector, and there is none at \(options.fullRangeDetectorPath) "
+          + "(set fullRangeDetectorModelAssetPath)")
+    }
+    self.options = options
+    landmarker = try FaceLandmarker(options: options.landmarkerOptions)
+    // The landmarker drops the matrix of a face its geometry stage skips, which would shift
+    // the other faces' matrices; the analyzer computes each face's own.
+    let path = options.baseOptions.modelAssetPath
+    let name = "geometry_pipeline_metadata_landmarks.binarypb"
+    do {
+      geometry = try FaceGeometry(metadata: TaskBundle(bytes: ModelSource.bytes(ofFile: path)).data(named: name))
+    } catch {
+      throw VisionTaskError.invalidModel("\(path): \(name): \(error)")
+    }
+  }
+
+  /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry
+  /// over from the previous call's faces, as ML Kit's do.
+  public func analyze(image: VisionImage) throws -> [Face] {
+    try options.runningMode.require(.image, for: "analyze(image:)")
+    return try lock.withLock { try faces(in: image, result: landmarker.detect(image: image)) }
+  }
+
+  /// Analyzes one frame of a video, following faces from the previous frame. Needs running
+  /// mode `.video`; timestamps must increase from call to call.
+  public func analyze(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> [Face] {
+    try options.runningMode.require(.video, for: "analyze(videoFrame:timestampInMilliseconds:)")
+    return try lock.withLock {
+      try faces(in: image, result: landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds))
+    }
+  }
+
+  /// Forgets followed faces, tracking IDs in use and the last timestamp, so the next frame may
+  /// start an unrelated video; new IDs keep counting up.
+  public func resetTracking() {
+    lock.withLock {
+      landmarker.resetTracking()
+      tracker.reset()
+    }
+  }
+
+  /// ML Kit's faces from the landmarker's result; the caller holds `lock`.
+  private func faces(in image: VisionImage, result: FaceLandmarkerResult) -> [Face] {
+    let view = UprightView(image)
+    var faces: [Face] = []
+    for (i, normalized) in result.faceLandmarks.enumerated() {
+      let mesh = normalized.map(view.point)
+      let frame = Self.bounds(mesh)
+      guard Float(frame.width) >= options.minFaceSize * Float(view.width) else { continue }
+      let points = normalized.map { SIMD3($0.x, $0.y, $0.z) }
+      guard let matrix = geometry.transformationMatrix(landmarks: points, imageWidth: image.width, imageHeight: image.height)
+      else { continue }  // landmarks within 1e-3 of their mean: a face a pixel or two wide
+      let angles = HeadPose.eulerAngles(matrix, quarterTurns: view.quarterTurns)
+      var face = Face(frame: frame, headEulerAngleX: angles.x, headEulerAngleY: angles.y, headEulerAngleZ: angles.z)
+      if options.landmarkMode == .all { face.landmarks = FaceMeshFeatures.landmarks(mesh) }
+      if options.contourMode == .all { face.contours = FaceMeshFeatures.contours(mesh) }
+      if options.classificationMode == .all, i < result.faceBlendshapes.count {
+        let p = ExpressionProbabilities.probabilities(result.faceBlendshapes[i])
+        (face.smilingProbability, face.leftEyeOpenProbability, face.rightEyeOpenProbability) = (p.smiling, p.leftEyeOpen, p.rightEyeOpen)
+      }
+      faces.append(face)
+    }
+    if options.isTrackingEnabled {
+      for (i, id) in tracker.assign(faces.map(\.frame)).enumerated() { faces[i].trackingID = id }
+    }
+    return faces
+  }
+
+  private static func bounds(_ points: [CGPoint]) -> CGRect {
+    let xs = points.map(\.x), ys = points.map(\.y)
+    let (x0, x1, y0, y1) = (xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0, ys.max() ?? 0)
+    return CGRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+  }
+}
+
+/// The upright picture ML Kit reports positions in: the stored pixels turned clockwise by
+/// `quarterTurns` quarter turns, as the image's orientation says.
+struct UprightView {
+  /// 0 for `.up`, 1 for `.right`, 2 for `.down`, 3 for `.left`.
+  let quarterTurns: Int
+  let storedWidth: Double, storedHeight: Double
+
+  init(_ image: VisionImage) {
+    quarterTurns =
+      switch image.orientation {
+      case .right: 1
+      case .down: 2
+      case .left: 3
+      default: 0  // mirrored orientations never get here: the landmarker refuses them
+      }
+    (storedWidth, storedHeight) = (Double(image.width), Double(image.height))
+  }
+
+  /// The upright picture's width in pixels.
+  var width: Int { Int(quarterTurns % 2 == 1 ? storedHeight : storedWidth) }
+
+  /// A landmark (normalized to the stored image) in pixels of the upright picture.
+  func point(_ landmark: NormalizedLandmark) -> CGPoint {
+    let x = Double(landmark.x) * storedWidth, y = Double(landmark.y) * storedHeight
+    switch quarterTurns {
+    case 1: return CGPoint(x: storedHeight - y, y: x)
+    case 2: return CGPoint(x: storedWidth - x, y: storedHeight - y)
+    case 3: return CGPoint(x: y, y: storedWidth - x)
+    default: return CGPoint(x: x, y: y)
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// How to build a `FaceAnalyzer`: Google ML Kit's `FaceDetectorOptions`, plus the model paths
+/// and running mode a Visage task needs.
+public struct FaceAnalyzerOptions: Sendable {
+  /// Speed against accuracy, as in ML Kit.
+  public enum PerformanceMode: String, Sendable, CaseIterable {
+    /// The short-range detector (faces within about 2 m of the camera).
+    case fast
+    /// The full-range detector, which also finds small and distant faces (up to about 5 m).
+    case accurate
+  }
+
+  /// Whether to locate the ten `FaceLandmarkType` points.
+  public enum LandmarkMode: String, Sendable, CaseIterable {
+    /// No landmarks.
+    case none
+    /// All ten landmarks of every face.
+    case all
+  }
+
+  /// Whether to trace the fifteen `FaceContourType` outlines.
+  public enum ContourMode: String, Sendable, CaseIterable {
+    /// No contours.
+    case none
+    /// All fifteen contours of every face (ML Kit gives them for the most prominent face only).
+    case all
+  }
+
+  /// Whether to estimate the smiling and eye-open probabilities.
+  public enum ClassificationMode: String, Sendable, CaseIterable {
+    /// No probabilities.
+    case none
+    /// Smiling, left eye open and right eye open, for every face.
+    case all
+  }
+
+  /// The `face_landmarker.task` bundle (detector, face mesh, blendshapes and geometry).
+  public var baseOptions: BaseOptions
+  /// The full-range detector for `.accurate`; nil means `face_detection_full_range.tflite` in
+  /// the folder of the bundle.
+  public var fullRangeDetectorModelAssetPath: String?
+  /// `.image` (the `analyze(image:)` method) or `.video` (`analyze(videoFrame:...)`, which
+  /// follows faces from frame to frame). Live stream is not supported.
+  public var runningMode: RunningMode
+  /// Fast or accurate. Default `.fast`.
+  public var performanceMode: PerformanceMode
+  /// Landmarks or none. Default `.none`.
+  public var landmarkMode: LandmarkMode
+  /// Contours or none. Default `.none`.
+  public var contourMode: ContourMode
+  /// Probabilities or none. Default `.none`.
+  public var classificationMode: ClassificationMode
+  /// The narrowest face reported, as its width over the image's width, in 0...1. Default 0.1.
+  public var minFaceSize: Float
+  /// Give each face a `trackingID` that lasts while it stays in view. Default false.
+  public var isTrackingEnabled: Bool
+  /// Visage: the most faces analyzed per image, at least 1. Default 10.
+  public var maximumFaceCount: Int
+
+  /// Creates options with ML Kit's defaults.
+  public init(
+    baseOptions: BaseOptions = BaseOptions(), runningMode: RunningMode = .image,
+    performanceMode: PerformanceMode = .fast, landmarkMode: LandmarkMode = .none, contourMode: ContourMode = .none,
+    classificationMode: ClassificationMode = .none, minFaceSize: Float = 0.1, isTrackingEnabled: Bool = false
+  ) {
+    self.baseOptions = baseOptions
+    self.runningMode = runningMode
+    self.performanceMode = performanceMode
+    self.landmarkMode = landmarkMode
+    self.contourMode = contourMode
+    self.classificationMode = classificationMode
+    self.minFaceSize = minFaceSize
+    self.isTrackingEnabled = isTrackingEnabled
+    self.maximumFaceCount = 10
+  }
+
+  func validate() throws(VisionTaskError) {
+    try validateUnitInterval([("minFaceSize", minFaceSize)])
+    guard maximumFaceCount >= 1 else {
+      throw .invalidOption("invalid `maximumFaceCount` option: must be at least 1, got \(maximumFaceCount)")
+    }
+    guard runningMode != .liveStream else {
+      throw .invalidOption("FaceAnalyzer runs in image or video mode; live stream mode is not supported")
+    }
+  }
+
+  /// The full-range detector's path for `.accurate`.
+  var fullRangeDetectorPath: String {
+    if let fullRangeDetectorModelAssetPath { return fullRangeDetectorModelAssetPath }
+    let bundle = URL(fileURLWithPath: baseOptions.modelAssetPath)
+    return bundle.deletingLastPathComponent().appendingPathComponent("face_detection_full_range.tflite").path
+  }
+
+  /// The landmarker options that compute what these options ask for.
+  var landmarkerOptions: FaceLandmarkerOptions {
+    var options = FaceLandmarkerOptions(
+      baseOptions: baseOptions, runningMode: runningMode, numFaces: maximumFaceCount,
+      outputFaceBlendshapes: classificationMode == .all)
+    if performanceMode == .accurate { options.faceDetectorModelAssetPath = fullRangeDetectorPath }
+    return options
+  }
+}

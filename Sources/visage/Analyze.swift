@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import Visage
+import VisageImageIO
+
+struct Analyze: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "ML Kit-style face analysis: frame, head angles, landmarks, contours, smile and eyes, tracking IDs.",
+    discussion: """
+      One JSON object per image or frame with --output json (JSON Lines, in input order), \
+      positions in pixels. Left and right are the subject's. Euler angles in degrees: \
+      X > 0 facing up, Y > 0 turned toward the camera's right, Z > 0 rotated counter-clockwise. \
+      A file that cannot be read gets an {"source", "error"} line and the batch goes on; \
+      the exit status is then 1.
+
+      Examples:
+        visage analyze --landmarks --classification Tests/Fixtures/images/astronaut.png
+        visage analyze --contours --annotate out/astronaut.png Tests/Fixtures/images/astronaut.png
+        visage analyze --performance accurate --min-face-size 0.05 --output json photos/*.jpg
+        visage analyze --running-mode video --tracking --fps 25 frames/*.png
+      """)
+
+  @Argument(help: "PNG or JPEG images; in video mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
+  var images: [String] = []
+
+  @Option(help: "Read image paths one per line from this file, or - for standard input.")
+  var pathsFrom: String?
+
+  @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
+  var model: String?
+
+  @Option(help: "fast (short-range detector) or accurate (full-range detector: small and distant faces too).")
+  var performance: FaceAnalyzerOptions.PerformanceMode = .fast
+
+  @Flag(help: "Report the ten landmarks of each face.")
+  var landmarks = false
+
+  @Flag(help: "Report the fifteen contours of each face.")
+  var contours = false
+
+  @Flag(help: "Report smiling and eye-open probabilities.")
+  var classification = false
+
+  @Option(help: "Narrowest face reported, as a fraction of the image width, 0...1.")
+  var minFaceSize: Float = 0.1
+
+  @Flag(help: "Give each face a tracking ID that stays the same while it is in view.")
+  var tracking = false
+
+  @Option(help: "The most faces analyzed per image.")
+  var maxFaces = 10
+
+  @Option(help: "image or video.")
+  var runningMode: AnalyzeRunningMode = .image
+
+  @Option(help: "Frame rate for video timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
+  var fps: Double?
+
+  @Option(help: "json or text (text on a terminal).")
+  var output: OutputFormat?
+
+  @Option(help: "Write a PNG with frames, contours and landmarks drawn (a folder when several inputs).")
+  var annotate: String?
+
+  func validate() throws {
+    try validateFPS(fps)
+    guard (0...1).contains(minFaceSize) else { throw ValidationError("--min-face-size must be in 0...1") }
+    guard maxFaces >= 1 else { throw ValidationError("--max-faces must be at least 1") }
+  }
+
+  func run() throws {
+    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
+    let reporter = Reporter(format: output ?? .automatic, total: frames.count)
+    var options = FaceAnalyzerOptions(
+      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task"),
+      runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
+      landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
+      classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)
+    options.maximumFaceCount = maxFaces
+    if model == nil && performance == .accurate {
+      options.fullRangeDetectorModelAssetPath = try BundledWeights.model(named: "face_detection_full_range")
+    }
+    let analyzer: FaceAnalyzer
+    do { analyzer = try FaceAnalyzer(options: options) } catch let error as VisionTaskError {
+      throw ValidationError("\(error)")
+    }
+    while let frame = frames.next() {
+      do {
+        let image = try frame.image.get()
+        let faces =
+          runningMode == .image
+          ? try analyzer.analyze(image: image)
+          : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: frames.timestamp(frame.index))
+        try report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
+      } catch {
+        reporter.fail(source: frame.source, error: error)
+      }
+    }
+    try reporter.finish()
+  }
+
+  private func report(_ faces: [Face], frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
+    let source = frame.source
+    if let annotate {
+      var canvas = Canvas(image)
+      canvas.draw(faces)
+      try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
+    }
+    let fields = frameFields(frame, image, timestampMs: runningMode == .video ? frames.timestamp(frame.index) : nil)
+      + [("faces", .array(faces.map(JSON.face)))]
+    let summary = faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined()
+    reporter.emit(.object(fields), text: "\(source): \(faces.count) face\(faces.count == 1 ? "" : "s")\(summary)")
+  }
+
+  private static func summary(_ face: Face, number: Int) -> String {
+    let f = face.frame
+    var text = String(
+      format: "\n  face %d: frame x %.0f y %.0f w %.0f h %.0f, angles X %.1f Y %.1f Z %.1f", number, f.minX, f.minY, f.width, f.height,
+      face.headEulerAngleX, face.headEulerAngleY, face.headEulerAngleZ)
+    if let smiling = face.smilingProbability, let left = face.leftEyeOpenProbability, let right = face.rightEyeOpenProbability {
+      text += String(format: ", smiling %.2f, eyes open left %.2f right %.2f", smiling, left, right)
+    }
+    if let id = face.trackingID { text += ", tracking ID \(id)" }
+    return text
+  }
+}
+
+/// `--running-mode` for `analyze`: the analyzer has no live-stream mode.
+enum AnalyzeRunningMode: String, ExpressibleByArgument, CaseIterable {
+  case image, video
+}
+
+extension FaceAnalyzerOptions.PerformanceMode: ExpressibleByArgument {}
+
+extension JSON {
+  /// A face as the contract writes it: pixel frame, angles, then what the flags asked for.
+  static func face(_ face: Face) -> JSON {
+    func point(_ p: CGPoint) -> JSON { .object([("x", .double(Double(p.x))), ("y", .double(Double(p.y)))]) }
+    let f = face.frame
+    var fields: [(String, JSON)] = [
+      ("frame", .object([("x", .double(f.minX)), ("y", .double(f.minY)), ("width", .double(f.width)), ("height", .double(f.height))])),
+      ("headEulerAngleX", .float(face.headEulerAngleX)), ("headEulerAngleY", .float(face.headEulerAngleY)),
+      ("headEulerAngleZ", .float(face.headEulerAngleZ)),
+    ]
+    if !face.landmarks.isEmpty {
+      fields.append(("landmarks", .object(face.landmarks.map { ($0.type.rawValue, point($0.position)) })))
+    }
+    if !face.contours.isEmpty {
+      fields.append(("contours", .object(face.contours.map { ($0.type.rawValue, .array($0.points.map(point))) })))
+    }
+    if let smiling = face.smilingProbability { fields.append(("smilingProbability", .float(smiling))) }
+    if let left = face.leftEyeOpenProbability { fields.append(("leftEyeOpenProbability", .float(left))) }
+    if let right = face.rightEyeOpenProbability { fields.append(("rightEyeOpenProbability", .float(right))) }
+    if let id = face.trackingID { fields.append(("trackingID", .int(id))) }
+    return .object(fields)
+  }
+}
+
+extension Canvas {
+  /// Frames in green, contours as cyan lines, landmarks as red dots.
+  mutating func draw(_ faces: [Face]) {
+    for face in faces {
+      let f = face.frame
+      strokeRect(x: Int(f.minX), y: Int(f.minY), width: Int(f.width.rounded()), height: Int(f.height.rounded()), color: (0, 255, 0))
+      for contour in face.contours {
+        let closed = contour.type == .face || contour.type == .leftEye || contour.type == .rightEye
+        let ends = closed ? contour.points + [contour.points[0]] : contour.points
+        for (a, b) in zip(ends, ends.dropFirst()) { line(from: a, to: b, color: (0, 220, 255)) }
+        if contour.points.count == 1 { dot(x: contour.points[0].x, y: contour.points[0].y, color: (0, 220, 255)) }
+      }
+      for landmark in face.landmarks { dot(x: landmark.position.x, y: landmark.position.y, color: (255, 40, 40)) }
+    }
+  }
+
+  /// A straight line one pixel wide (thicker on big images) between two points in pixels.
+  mutating func line(from a: CGPoint, to b: CGPoint, color: (UInt8, UInt8, UInt8)) {
+    guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite, abs(a.x) + abs(a.y) + abs(b.x) + abs(b.y) < 1e7 else { return }
+    let steps = max(1, Int(max(abs(b.x - a.x), abs(b.y - a.y)).rounded(.up)))
+    let half = max(0, lineWidth / 2 - 1)
+    for s in 0...steps {
+      let t = CGFloat(s) / CGFloat(steps)
+      let (x, y) = (Int((a.x + (b.x - a.x) * t).rounded()), Int((a.y + (b.y - a.y) * t).rounded()))
+      fill(x0: x - half, y0: y - half, x1: x + half + 1, y1: y + half + 1, color: color)
+    }
+  }
+}
