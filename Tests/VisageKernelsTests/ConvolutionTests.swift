@@ -117,7 +117,7 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
 
   /// The fused finishes: a residual of the output's shape or of fewer channels (a zero PAD
   /// of the channels before the ADD), and a PReLU, against the reference convolution
-  /// followed by the separate operators. Output channels cover whole, half and odd panels;
+  /// followed by the separate operators, and both together. Output channels cover whole, half and odd panels;
   /// residual channels end inside, at and before a panel's edge. Rows of 11 pixels give
   /// 3×3 windows a full 8-row tile and a tail.
   @Test(arguments: [
@@ -142,6 +142,11 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
         let extra = channel < channels.residual ? residual[pixel * channels.residual + channel] : 0
         return Clamp.relu(conv[i] + extra)
       }
+      let addedThenPReLU = conv.indices.map { i -> Float in
+        let (pixel, channel) = i.quotientAndRemainder(dividingBy: g.output.channels)
+        let x = conv[i] + (channel < channels.residual ? residual[pixel * channels.residual + channel] : 0)
+        return x >= 0 ? x : x * slopes[channel]
+      }
       let preluOutput = conv.indices.map { i in conv[i] >= 0 ? conv[i] : conv[i] * slopes[i % g.output.channels] }
       for backend in [ConvolutionPlan.Backend.packed, .blas] {
         let tolerance: Tolerance = backend == .packed ? .exact : .reordered(g.patchSize)
@@ -161,6 +166,9 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
         }
         withPReLU.run(input: input, output: &output)
         expectClose(output, preluOutput, tolerance, "prelu \(backend) \(c.testDescription)", shape: shape)
+        // Both: the landmark model's ADD → PRELU block ends.
+        withPReLU.run(input: input, output: &output, residual: residual, residualChannels: channels.residual)
+        expectClose(output, addedThenPReLU, tolerance, "residual+prelu \(backend) \(c.testDescription)", shape: shape)
       }
     }
   }
