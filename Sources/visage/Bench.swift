@@ -15,7 +15,7 @@ struct Bench: ParsableCommand {
       For LiteRT side by side in the same run: python3 Benchmarks/compare.py
       """)
 
-  @Option(help: "Threads for BLAS.")
+  @Option(help: "Threads each model's larger operators share (and BLAS's threads with --kernels blas).")
   var threads = 1
 
   @Option(help: "Timed runs per item.")
@@ -55,6 +55,7 @@ struct Bench: ParsableCommand {
   func run() throws {
     let format = output ?? .automatic
     GEMM.setThreadCount(threads)
+    let pool = threads > 1 ? ThreadPool(threadCount: threads) : nil
     let names = only.isEmpty ? Bench.itemNames : only
     if format == .text {
       print("kernels \(kernels.rawValue), threads \(threads), iterations \(iterations), warm-up \(warmup)")
@@ -67,7 +68,7 @@ struct Bench: ParsableCommand {
         continue
       }
       let model = try ModelSource.model(at: BundledWeights.model(named: name))
-      let interpreter = try Interpreter(model: model, implementation: kernels)
+      let interpreter = try Interpreter(model: model, implementation: kernels, pool: pool)
       for i in interpreter.inputShapes.indices {
         interpreter.withInput(i) { buffer in
           var random = SplitMix64(seed: 42)
@@ -99,7 +100,7 @@ struct Bench: ParsableCommand {
     case "landmarker_image", "landmarker_video":
       // One face, blendshapes and transformation matrices on, as MediaPipe is timed.
       var options = FaceLandmarkerOptions(
-        baseOptions: BaseOptions(modelAssetPath: bundle), outputFaceBlendshapes: true, outputFacialTransformationMatrixes: true)
+        baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true, outputFacialTransformationMatrixes: true)
       if name == "landmarker_image" {
         let landmarker = try FaceLandmarker(options: options)
         return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? landmarker.detect(image: picture) }
@@ -118,7 +119,9 @@ struct Bench: ParsableCommand {
         k += 1
       }
     default:  // detector_image
-      let detector = try FaceDetector(modelPath: BundledWeights.model(named: "face_detector"))
+      let detector = try FaceDetector(
+        options: FaceDetectorOptions(
+          baseOptions: BaseOptions(modelAssetPath: BundledWeights.model(named: "face_detector"), threadCount: threads)))
       return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? detector.detect(image: picture) }
     }
   }
