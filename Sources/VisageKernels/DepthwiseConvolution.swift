@@ -12,11 +12,13 @@ public enum DepthwiseConvolution {
   ///
   /// With `slopes`, a per-channel PReLU follows the clamp (a fused PRELU). With `rows`, only
   /// those output rows (counted over all images, `0..<batch·height`) are computed, so that
-  /// threads can share a layer (see `splitsRows`).
+  /// threads can share a layer (see `splitsRows`). `zeros`, if given, holds at least
+  /// `zeroCount(g)` zeros for the 3×3 kernel's rows above and below the image (planned
+  /// once by the caller; without it each call makes its own).
   public static func optimized(
     _ g: ConvolutionGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
-    output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil
+    output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil, zeros: UnsafePointer<Float>? = nil
   ) {
     let rows = rows ?? 0..<(g.output.batch * g.output.height)
     guard splitsRows(g) else {
@@ -29,7 +31,14 @@ public enum DepthwiseConvolution {
       return
     }
     if let plan = Rows3x3(g) {
-      run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows)
+      if let zeros {
+        run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows, zeros)
+      } else {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: zeroCount(g)) { zeros in
+          zeros.initialize(repeating: 0)
+          run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows, UnsafePointer(zeros.baseAddress!))
+        }
+      }
       return
     }
     let channels = g.input.channels
@@ -44,6 +53,12 @@ public enum DepthwiseConvolution {
       }
       run(g, input, filter, bias, clamp, slopes, output, tapOffsets.baseAddress!, rows)
     }
+  }
+
+  /// Zeros the 3×3 kernel reads in place of a row outside the image: one input row, or
+  /// none for layers it does not run.
+  public static func zeroCount(_ g: ConvolutionGeometry) -> Int {
+    Rows3x3(g) == nil ? 0 : g.input.width * g.input.channels
   }
 
   /// Whether `optimized` can compute any range of output rows on its own: depth multiplier

@@ -8,12 +8,12 @@ extension FixedPointWarp {
     // Inverse map, destination pixel → source pixel, from the rect's corners: the top-left
     // corner (point 1) is the origin, point 2 ends the x axis and point 0 the y axis.
     let p = roi.boxPoints()
-    let m0 = (Double(p[2].x) - Double(p[1].x)) / Double(outputWidth)
-    let m1 = (Double(p[0].x) - Double(p[1].x)) / Double(outputHeight)
-    let m2 = Double(p[1].x)
-    let m3 = (Double(p[2].y) - Double(p[1].y)) / Double(outputWidth)
-    let m4 = (Double(p[0].y) - Double(p[1].y)) / Double(outputHeight)
-    let m5 = Double(p[1].y)
+    let m0 = (Double(p.2.x) - Double(p.1.x)) / Double(outputWidth)
+    let m1 = (Double(p.0.x) - Double(p.1.x)) / Double(outputHeight)
+    let m2 = Double(p.1.x)
+    let m3 = (Double(p.2.y) - Double(p.1.y)) / Double(outputWidth)
+    let m4 = (Double(p.0.y) - Double(p.1.y)) / Double(outputHeight)
+    let m5 = Double(p.1.y)
 
     let width = image.width, height = image.height
     let blockWidth = Self.blockWidth(outputWidth: outputWidth, outputHeight: outputHeight)

@@ -43,12 +43,12 @@ enum FixedPointWarp {
     border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
     let p = roi.boxPoints()
-    let m0 = (Double(p[2].x) - Double(p[1].x)) / Double(outputWidth)
-    let m1 = (Double(p[0].x) - Double(p[1].x)) / Double(outputHeight)
-    let m2 = Double(p[1].x)
-    let m3 = (Double(p[2].y) - Double(p[1].y)) / Double(outputWidth)
-    let m4 = (Double(p[0].y) - Double(p[1].y)) / Double(outputHeight)
-    let m5 = Double(p[1].y)
+    let m0 = (Double(p.2.x) - Double(p.1.x)) / Double(outputWidth)
+    let m1 = (Double(p.0.x) - Double(p.1.x)) / Double(outputHeight)
+    let m2 = Double(p.1.x)
+    let m3 = (Double(p.2.y) - Double(p.1.y)) / Double(outputWidth)
+    let m4 = (Double(p.0.y) - Double(p.1.y)) / Double(outputHeight)
+    let m5 = Double(p.1.y)
 
     let width = image.width, height = image.height
     let rowBytes = width &* 3

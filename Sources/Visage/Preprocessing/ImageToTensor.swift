@@ -27,7 +27,7 @@ struct ImageToTensor: Sendable {
     guard roi.isValid else {
       throw .invalidImage("the region to read is empty or not finite (\(rect))")
     }
-    if keepAspectRatio { _ = roi.padToAspect(tensorWidth: width, tensorHeight: height) }
+    if keepAspectRatio { roi.padToAspect(tensorWidth: width, tensorHeight: height) }
     FixedPointWarp.warp(
       image, roi: roi, outputWidth: width, outputHeight: height, border: border, levels: levels,
       into: tensor.baseAddress!)
