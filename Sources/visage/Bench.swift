@@ -30,8 +30,10 @@ struct Bench: ParsableCommand {
   @Option(help: "The image for pipeline items (default: the bundled astronaut.png).")
   var image: String?
 
-  /// Pipeline items: a task end to end on a decoded image (decoding excluded).
-  static let pipelineNames = ["detector_image", "landmarker_image", "landmarker_video"]
+  /// Pipeline items: a task end to end on a decoded image (decoding excluded), and
+  /// `landmarker_load`: reading face_landmarker.task and preparing all its models
+  /// (detector, landmarks, blendshapes, geometry), as `FaceLandmarker(options:)` does.
+  static let pipelineNames = ["detector_image", "landmarker_image", "landmarker_video", "landmarker_load"]
   static var itemNames: [String] { BundledWeights.modelNames + pipelineNames }
 
   @Option(help: "json or text (text on a terminal).")
@@ -84,7 +86,7 @@ struct Bench: ParsableCommand {
   private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat) {
     if format == .json {
       print(JSON.object([
-        ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(iterations)),
+        ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(stats.count)),
         ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
       ]))
     } else {
@@ -97,6 +99,14 @@ struct Bench: ParsableCommand {
     let picture = try VisionImage(contentsOfFile: image ?? BundledWeights.sampleImage())
     let bundle = try BundledWeights.directory() + "/face_landmarker.task"
     switch name {
+    case "landmarker_load":
+      let options = FaceLandmarkerOptions(
+        baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true,
+        outputFacialTransformationMatrixes: true)
+      // At most 50 loads after 2 untimed: each one plans three interpreters.
+      return Timing.measure(warmup: min(warmup, 2), iterations: min(iterations, 50)) {
+        _ = try? FaceLandmarker(options: options)
+      }
     case "landmarker_image", "landmarker_video":
       // One face, blendshapes and transformation matrices on, as MediaPipe is timed.
       var options = FaceLandmarkerOptions(
@@ -149,6 +159,8 @@ enum Timing {
     var min: Double
     var median: Double
     var p90: Double
+    /// Timed runs.
+    var count: Int
   }
 
   static func measure(warmup: Int, iterations: Int, _ body: () -> Void) -> Statistics {
@@ -162,6 +174,6 @@ enum Timing {
     }
     times.sort()
     let p90Index = Int((0.9 * Double(times.count)).rounded(.up)) - 1
-    return Statistics(min: times[0], median: times[times.count / 2], p90: times[max(0, p90Index)])
+    return Statistics(min: times[0], median: times[times.count / 2], p90: times[max(0, p90Index)], count: times.count)
   }
 }
