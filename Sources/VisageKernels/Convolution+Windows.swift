@@ -53,19 +53,33 @@ final class Windows: @unchecked Sendable {
     _ gemm: PackedGEMM, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
     residual: PackedGEMM.Residual?
   ) {
+    multiply(gemm, image: image(from: input), output: output, residual: residual, rows: 0..<rowCount)
+  }
+
+  /// Output rows over all images: the units `multiply(_:image:output:residual:rows:)` splits.
+  var rowCount: Int { geometry.output.batch * geometry.output.height }
+
+  /// Where the windows are read from for `input`: the padded copy, filled, or the input.
+  func image(from input: UnsafePointer<Float>) -> UnsafePointer<Float> {
+    padded.map { UnsafePointer(fill($0.baseAddress!, from: input)) } ?? input
+  }
+
+  /// Output rows `rows` (counted over all images) from `image` (see `image(from:)`).
+  func multiply(
+    _ gemm: PackedGEMM, image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+    residual: PackedGEMM.Residual?, rows: Range<Int>
+  ) {
     let g = geometry
     let channels = g.input.channels
-    let image = padded.map { UnsafePointer(fill($0.baseAddress!, from: input)) } ?? input
     let segments = PackedGEMM.Segments(offsets: UnsafePointer(offsets.baseAddress!), count: offsets.count)
-    for b in 0..<g.output.batch {
-      for outY in 0..<g.output.height {
-        let firstPixel = (b * g.output.height + outY) * g.output.width
-        gemm.multiply(
-          m: g.output.width, a: image + (b * imageHeight + outY * g.strideHeight) * imageWidth * channels,
-          lda: g.strideWidth * channels, segments: segments, c: output + firstPixel * g.output.channels,
-          ldc: g.output.channels,
-          residual: residual.map { .init($0.values + firstPixel * $0.channels, channels: $0.channels) })
-      }
+    for row in rows {
+      let (b, outY) = row.quotientAndRemainder(dividingBy: g.output.height)
+      let firstPixel = row * g.output.width
+      gemm.multiply(
+        m: g.output.width, a: image + (b * imageHeight + outY * g.strideHeight) * imageWidth * channels,
+        lda: g.strideWidth * channels, segments: segments, c: output + firstPixel * g.output.channels,
+        ldc: g.output.channels,
+        residual: residual.map { .init($0.values + firstPixel * $0.channels, channels: $0.channels) })
     }
   }
 

@@ -111,6 +111,59 @@ public final class ConvolutionPlan: @unchecked Sendable {
     }
   }
 
+  /// The work of `run(input:output:residual:residualChannels:)` with these fixed addresses,
+  /// spread over `pool`'s threads: the packed backend's output split into about four parts
+  /// per thread (whole 8-row tiles of pixels, or whole output rows), small convolutions and
+  /// BLAS on the caller alone. The closures are made here, once, so a run allocates nothing.
+  public func step(
+    input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
+    residualChannels: Int? = nil, pool: ThreadPool?
+  ) -> () -> Void {
+    let serial = { [self] in
+      run(input: input, output: output, residual: residual, residualChannels: residualChannels)
+    }
+    let g = geometry
+    guard let pool, pool.threadCount > 1, let packed, g.multiplyAdds >= Self.parallelMinimum else { return serial }
+    let extra = residual.map { PackedGEMM.Residual($0, channels: residualChannels ?? g.output.channels) }
+    let ldc = g.output.channels
+    if let windows {
+      let rows = windows.rowCount
+      let tasks = min(rows, 4 * pool.threadCount)
+      guard tasks > 1 else { return serial }
+      // The padded copy is filled once per run, before the rows are shared out.
+      let image = windows.image(from: input)
+      let body: (Int) -> Void = { task in
+        windows.multiply(packed, image: image, output: output, residual: extra, rows: Self.part(task, of: tasks, rows))
+      }
+      return {
+        _ = windows.image(from: input)
+        pool.run(tasks, body)
+      }
+    }
+    let pixels = g.output.batch * g.output.height * g.output.width
+    let tiles = (pixels + 7) / 8
+    let tasks = min(tiles, 4 * pool.threadCount)
+    guard tasks > 1 else { return serial }
+    let k = g.patchSize
+    let body: (Int) -> Void = { task in
+      let part = Self.part(task, of: tasks, tiles)
+      let rows = (part.lowerBound * 8)..<min(pixels, part.upperBound * 8)
+      packed.multiply(
+        m: rows.count, a: input + rows.lowerBound * k, lda: k, c: output + rows.lowerBound * ldc, ldc: ldc,
+        residual: extra?.rows(from: rows.lowerBound))
+    }
+    return { pool.run(tasks, body) }
+  }
+
+  /// Multiply-adds below which a convolution stays on one thread: about 2 µs of work, where
+  /// waking the other threads would cost as much as it saves.
+  public static let parallelMinimum = 100_000
+
+  /// Part `index` of `count` near-equal parts of `0..<total`.
+  static func part(_ index: Int, of count: Int, _ total: Int) -> Range<Int> {
+    (total * index / count)..<(total * (index + 1) / count)
+  }
+
   /// im2col: one row of kh·kw·cin values per output pixel, zeros where the window leaves
   /// the image, in the same (fy, fx, c) order as an OHWI filter row.
   private func gatherPatches(_ input: UnsafePointer<Float>) {

@@ -63,16 +63,16 @@ extension DepthwiseConvolution {
   static func run3x3(
     _ g: ConvolutionGeometry, _ rows: Rows3x3, _ input: UnsafePointer<Float>,
     _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: Clamp,
-    _ slopes: UnsafePointer<Float>?, _ output: UnsafeMutablePointer<Float>
+    _ slopes: UnsafePointer<Float>?, _ output: UnsafeMutablePointer<Float>, _ outputRows: Range<Int>,
+    _ zeroRow: UnsafePointer<Float>
   ) {
     let channels = g.input.channels
     // About 4 KB of each input row per span.
     let spanWidth = max(8, 1024 / (channels * g.strideWidth))
-    withUnsafeTemporaryAllocation(of: Float.self, capacity: g.input.width * channels) { zeros in
-      zeros.initialize(repeating: 0)
-      let zeroRow = UnsafePointer(zeros.baseAddress!)
-      for b in 0..<g.output.batch {
-        for outY in 0..<g.output.height {
+    do {
+      for outputRow in outputRows {
+        let (b, outY) = outputRow.quotientAndRemainder(dividingBy: g.output.height)
+        do {
           let originY = outY * g.strideHeight - g.padTop
           func row(_ fy: Int) -> UnsafePointer<Float> {
             let y = originY + fy

@@ -10,13 +10,18 @@
 public enum DepthwiseConvolution {
   /// Runs the optimized kernel, falling back to the reference for multipliers other than 1.
   ///
-  /// With `slopes`, a per-channel PReLU follows the clamp (a fused PRELU).
+  /// With `slopes`, a per-channel PReLU follows the clamp (a fused PRELU). With `rows`, only
+  /// those output rows (counted over all images, `0..<batch·height`) are computed, so that
+  /// threads can share a layer (see `splitsRows`). `zeros`, if given, holds at least
+  /// `zeroCount(g)` zeros for the 3×3 kernel's rows above and below the image (planned
+  /// once by the caller; without it each call makes its own).
   public static func optimized(
     _ g: ConvolutionGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
-    output: UnsafeMutablePointer<Float>
+    output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil, zeros: UnsafePointer<Float>? = nil
   ) {
-    guard g.output.channels == g.input.channels else {
+    let rows = rows ?? 0..<(g.output.batch * g.output.height)
+    guard splitsRows(g) else {
       reference(g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
       if let slopes {
         for i in 0..<g.output.count {
@@ -25,8 +30,15 @@ public enum DepthwiseConvolution {
       }
       return
     }
-    if let rows = Rows3x3(g) {
-      run3x3(g, rows, input, filter, bias, clamp, slopes, output)
+    if let plan = Rows3x3(g) {
+      if let zeros {
+        run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows, zeros)
+      } else {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: zeroCount(g)) { zeros in
+          zeros.initialize(repeating: 0)
+          run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows, UnsafePointer(zeros.baseAddress!))
+        }
+      }
       return
     }
     let channels = g.input.channels
@@ -39,21 +51,32 @@ public enum DepthwiseConvolution {
             (fy * g.dilationHeight * g.input.width + fx * g.dilationWidth) * channels
         }
       }
-      run(g, input, filter, bias, clamp, slopes, output, tapOffsets.baseAddress!)
+      run(g, input, filter, bias, clamp, slopes, output, tapOffsets.baseAddress!, rows)
     }
   }
+
+  /// Zeros the 3×3 kernel reads in place of a row outside the image: one input row, or
+  /// none for layers it does not run.
+  public static func zeroCount(_ g: ConvolutionGeometry) -> Int {
+    Rows3x3(g) == nil ? 0 : g.input.width * g.input.channels
+  }
+
+  /// Whether `optimized` can compute any range of output rows on its own: depth multiplier
+  /// 1. Other multipliers run the whole reference, whatever rows are asked for.
+  public static func splitsRows(_ g: ConvolutionGeometry) -> Bool { g.output.channels == g.input.channels }
 
   private static func run(
     _ g: ConvolutionGeometry, _ input: UnsafePointer<Float>, _ filter: UnsafePointer<Float>,
     _ bias: UnsafePointer<Float>, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?,
-    _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>
+    _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>, _ rows: Range<Int>
   ) {
     let channels = g.input.channels
     let taps = g.filterHeight * g.filterWidth
     let spanHeight = (g.filterHeight - 1) * g.dilationHeight
     let spanWidth = (g.filterWidth - 1) * g.dilationWidth
-    for b in 0..<g.output.batch {
-      for outY in 0..<g.output.height {
+    for row in rows {
+      let (b, outY) = row.quotientAndRemainder(dividingBy: g.output.height)
+      do {
         let originY = outY * g.strideHeight - g.padTop
         let rowInside = originY >= 0 && originY + spanHeight < g.input.height
         for outX in 0..<g.output.width {

@@ -161,6 +161,11 @@ public enum Elementwise {
         rowLoop(
           channels - extraChannels, rest, clamp, { rest.vector(at: $0) + restBias.vector(at: $0) },
           { _ in .zero }, { rest[$0] + restBias[$0] + 0 }, +)
+        if let slopes {
+          rowLoop(
+            channels, row, .none, { prelu(row.vector(at: $0), slopes.vector(at: $0)) }, { _ in .zero },
+            { prelu(row[$0], slopes[$0]) }, +)
+        }
       } else if let slopes {
         rowLoop(
           channels, row, clamp,

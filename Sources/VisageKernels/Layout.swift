@@ -29,24 +29,27 @@ public enum Layout {
     let step = inputStrides[rank - 1]
     let rows = outputShape.dropLast().reduce(1, *)
     guard n > 0, rows > 0 else { return }
-    var index = [Int](repeating: 0, count: rank)
-    var offset = base
-    var out = output
-    for _ in 0..<rows {
-      if step == 1 {
-        out.update(from: input + offset, count: n)
-      } else {
-        for i in 0..<n { out[i] = input[offset + i * step] }
-      }
-      out += n
-      var d = rank - 2
-      while d >= 0 {
-        index[d] += 1
-        offset += inputStrides[d]
-        if index[d] < outputShape[d] { break }
-        offset -= inputStrides[d] * outputShape[d]
-        index[d] = 0
-        d -= 1
+    // The odometer lives on the stack: an array here allocated on every run.
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: rank) { index in
+      index.initialize(repeating: 0)
+      var offset = base
+      var out = output
+      for _ in 0..<rows {
+        if step == 1 {
+          out.update(from: input + offset, count: n)
+        } else {
+          for i in 0..<n { out[i] = input[offset + i * step] }
+        }
+        out += n
+        var d = rank - 2
+        while d >= 0 {
+          index[d] += 1
+          offset += inputStrides[d]
+          if index[d] < outputShape[d] { break }
+          offset -= inputStrides[d] * outputShape[d]
+          index[d] = 0
+          d -= 1
+        }
       }
     }
   }

@@ -16,15 +16,70 @@ struct RawTile: TileSink {
   func put(_ v: SIMD16<Float>, row: Int, panel: Int) { tile[panel * 8 + row] = v }
 }
 
+/// What a finished tile applies after the bias and the residual: the clamp, then a PReLU
+/// where one is fused. A type parameter of the sinks, so each kind is compiled into its own
+/// micro-kernel copy with no branches.
+protocol TileActivation {
+  /// All sixteen lanes of the tile's panel `panel` (0 or 1).
+  func callAsFunction(_ v: SIMD16<Float>, panel: Int) -> SIMD16<Float>
+  /// The first eight lanes of panel `panel`.
+  func callAsFunction(_ v: SIMD8<Float>, panel: Int) -> SIMD8<Float>
+}
+
+/// The clamp alone.
+struct Clamped: TileActivation {
+  let lower: SIMD16<Float>
+  let upper: SIMD16<Float>
+
+  init(_ clamp: Clamp) {
+    lower = SIMD16(repeating: clamp.lowerBound)
+    upper = SIMD16(repeating: clamp.upperBound)
+  }
+
+  @inline(__always)
+  func callAsFunction(_ v: SIMD16<Float>, panel: Int) -> SIMD16<Float> {
+    SIMD16.minimum(SIMD16.maximum(v, lower), upper)
+  }
+
+  @inline(__always)
+  func callAsFunction(_ v: SIMD8<Float>, panel: Int) -> SIMD8<Float> {
+    SIMD8.minimum(SIMD8.maximum(v, lower.lowHalf), upper.lowHalf)
+  }
+}
+
+/// The clamp, then a PReLU with the panels' slopes.
+struct ClampedPReLU: TileActivation {
+  let lower: SIMD16<Float>
+  let upper: SIMD16<Float>
+  let slopes: (SIMD16<Float>, SIMD16<Float>)
+
+  init(_ clamp: Clamp, slopes: UnsafePointer<Float>, column: Int, panels: Int) {
+    lower = SIMD16(repeating: clamp.lowerBound)
+    upper = SIMD16(repeating: clamp.upperBound)
+    let first = slopes.load(SIMD16<Float>.self, at: column)
+    self.slopes = (first, panels == 2 ? slopes.load(SIMD16<Float>.self, at: column + 16) : first)
+  }
+
+  @inline(__always)
+  func callAsFunction(_ v: SIMD16<Float>, panel: Int) -> SIMD16<Float> {
+    SIMD16.prelu(SIMD16.minimum(SIMD16.maximum(v, lower), upper), panel == 0 ? slopes.0 : slopes.1)
+  }
+
+  @inline(__always)
+  func callAsFunction(_ v: SIMD8<Float>, panel: Int) -> SIMD8<Float> {
+    SIMD8.prelu(
+      SIMD8.minimum(SIMD8.maximum(v, lower.lowHalf), upper.lowHalf), panel == 0 ? slopes.0.lowHalf : slopes.1.lowHalf)
+  }
+}
+
 /// Finished straight into C, for whole panels: bias, then the residual (when there is one;
-/// it has every column of these panels), then the clamp. No loops or partial stores here:
-/// with them, LLVM split the micro-kernel's vectors again (measured 2.4x slower).
-struct FinishedTile: TileSink {
+/// it has every column of these panels), then the activation. No loops or partial stores
+/// here: with them, LLVM split the micro-kernel's vectors again (measured 2.4x slower).
+struct FinishedTile<Activation: TileActivation>: TileSink {
   let c: UnsafeMutablePointer<Float>
   let ldc: Int
   let bias: (SIMD16<Float>, SIMD16<Float>)
-  let lower: SIMD16<Float>
-  let upper: SIMD16<Float>
+  let activation: Activation
   let residual: UnsafePointer<Float>?
   let residualStride: Int
 
@@ -32,17 +87,16 @@ struct FinishedTile: TileSink {
   func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
     var v = v + (panel == 0 ? bias.0 : bias.1)
     if let residual { v = v + residual.load(SIMD16<Float>.self, at: row * residualStride + panel * 16) }
-    c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: row * ldc + panel * 16)
+    c.store(activation(v, panel: panel), at: row * ldc + panel * 16)
   }
 }
 
 /// As `FinishedTile` for a pair whose second panel has only eight columns (24 outputs).
-struct FinishedTileAndHalf: TileSink {
+struct FinishedTileAndHalf<Activation: TileActivation>: TileSink {
   let c: UnsafeMutablePointer<Float>
   let ldc: Int
   let bias: (SIMD16<Float>, SIMD8<Float>)
-  let lower: SIMD16<Float>
-  let upper: SIMD16<Float>
+  let activation: Activation
   let residual: UnsafePointer<Float>?
   let residualStride: Int
 
@@ -51,23 +105,22 @@ struct FinishedTileAndHalf: TileSink {
     if panel == 0 {
       var v = v + bias.0
       if let residual { v = v + residual.load(SIMD16<Float>.self, at: row * residualStride) }
-      c.store(SIMD16.minimum(SIMD16.maximum(v, lower), upper), at: row * ldc)
+      c.store(activation(v, panel: 0), at: row * ldc)
     } else {
       var v = v.lowHalf + bias.1
       if let residual { v = v + residual.load(SIMD8<Float>.self, at: row * residualStride + 16) }
-      c.store(SIMD8.minimum(SIMD8.maximum(v, lower.lowHalf), upper.lowHalf), at: row * ldc + 16)
+      c.store(activation(v, panel: 1), at: row * ldc + 16)
     }
   }
 }
 
 /// As `FinishedTile` for a single panel of which only the first eight columns exist (the
 /// full-range model's 8-channel layers).
-struct FinishedHalfPanel: TileSink {
+struct FinishedHalfPanel<Activation: TileActivation>: TileSink {
   let c: UnsafeMutablePointer<Float>
   let ldc: Int
   let bias: SIMD8<Float>
-  let lower: SIMD8<Float>
-  let upper: SIMD8<Float>
+  let activation: Activation
   let residual: UnsafePointer<Float>?
   let residualStride: Int
 
@@ -75,7 +128,7 @@ struct FinishedHalfPanel: TileSink {
   func put(_ v: SIMD16<Float>, row: Int, panel: Int) {
     var v = v.lowHalf + bias
     if let residual { v = v + residual.load(SIMD8<Float>.self, at: row * residualStride) }
-    c.store(SIMD8.minimum(SIMD8.maximum(v, lower), upper), at: row * ldc)
+    c.store(activation(v, panel: 0), at: row * ldc)
   }
 }
 

@@ -106,55 +106,71 @@ public final class PackedGEMM: @unchecked Sendable {
     let panel = UnsafePointer(panels + column * k)
     let remaining = n - column
     let out = c + column
-    let extra = residual?.values.advanced(by: column)
-    let residualStride = residual?.channels ?? 0
-    // Whole panels, or 8 columns of the last, with no PReLU and a residual (if any) that
-    // has all their columns: finished inside the micro-kernel.
-    func covered(_ count: Int) -> Bool { residual.map { $0.channels >= column + count } ?? true }
-    if finish.slopes == nil {
-      let (lower, upper) = (finish.clamp.lowerBound, finish.clamp.upperBound)
-      let bias = (finish.bias.load(SIMD16<Float>.self, at: column), finish.bias.load(SIMD16<Float>.self, at: column + 16))
-      if remaining >= 32 && covered(32) {
-        let sink = FinishedTile(
-          c: out, ldc: ldc, bias: bias, lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper),
-          residual: extra, residualStride: residualStride)
-        Self.accumulate8x2(a, lda, segments, length, panel, sink)
-        return 32
-      }
-      if remaining == 24 && covered(24) {
-        let sink = FinishedTileAndHalf(
-          c: out, ldc: ldc, bias: (bias.0, bias.1.lowHalf), lower: SIMD16(repeating: lower),
-          upper: SIMD16(repeating: upper), residual: extra, residualStride: residualStride)
-        Self.accumulate8x2(a, lda, segments, length, panel, sink)
-        return 24
-      }
-      if remaining >= 16 && covered(16) {
-        let sink = FinishedTile(
-          c: out, ldc: ldc, bias: bias, lower: SIMD16(repeating: lower), upper: SIMD16(repeating: upper),
-          residual: extra, residualStride: residualStride)
-        Self.accumulate8(a, lda, segments, length, panel, sink)
-        return 16
-      }
-      if remaining == 8 && covered(8) {
-        let sink = FinishedHalfPanel(
-          c: out, ldc: ldc, bias: bias.0.lowHalf, lower: SIMD8(repeating: lower), upper: SIMD8(repeating: upper),
-          residual: extra, residualStride: residualStride)
-        Self.accumulate8(a, lda, segments, length, panel, sink)
-        return 8
-      }
+    let done: Int?
+    if let slopes = finish.slopes {
+      let activation = ClampedPReLU(finish.clamp, slopes: slopes, column: column, panels: remaining > 16 ? 2 : 1)
+      done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, activation)
+    } else {
+      done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, Clamped(finish.clamp))
     }
+    if let done { return done }
     if remaining > 16 {
       Self.accumulate8x2(a, lda, segments, length, panel, RawTile(tile: tile))
     } else {
       Self.accumulate8(a, lda, segments, length, panel, RawTile(tile: tile))
     }
-    let done = min(32, remaining)
-    for q in stride(from: 0, to: done, by: 16) {
+    let width = min(32, remaining)
+    for q in stride(from: 0, to: width, by: 16) {
       finish.store(
-        tile + q / 2, rows: 8, column: column + q, width: min(16, done - q), out + q, ldc: ldc,
+        tile + q / 2, rows: 8, column: column + q, width: min(16, width - q), out + q, ldc: ldc,
         residual: residual?.columns(row: 0, from: column + q))
     }
-    return done
+    return width
+  }
+
+  /// Eight rows of whole panels (32, 24, 16 or 8 columns) whose residual, if any, has all
+  /// their columns: finished inside the micro-kernel. Returns the columns done, or nil
+  /// when the shape needs the tile buffer.
+  @inline(__always)
+  private func finishedEightRows<Activation: TileActivation>(
+    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ panel: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int,
+    _ residual: Residual?, _ activation: Activation
+  ) -> Int? {
+    let remaining = n - column
+    let extra = residual?.values.advanced(by: column)
+    let residualStride = residual?.channels ?? 0
+    func covered(_ count: Int) -> Bool { residual.map { $0.channels >= column + count } ?? true }
+    // The second panel's bias only where there is one (the copy ends with the last panel).
+    let first = finish.bias.load(SIMD16<Float>.self, at: column)
+    let bias = (first, remaining > 16 ? finish.bias.load(SIMD16<Float>.self, at: column + 16) : first)
+    if remaining >= 32 && covered(32) {
+      let sink = FinishedTile(
+        c: out, ldc: ldc, bias: bias, activation: activation, residual: extra, residualStride: residualStride)
+      Self.accumulate8x2(a, lda, segments, length, panel, sink)
+      return 32
+    }
+    if remaining == 24 && covered(24) {
+      let sink = FinishedTileAndHalf(
+        c: out, ldc: ldc, bias: (bias.0, bias.1.lowHalf), activation: activation, residual: extra,
+        residualStride: residualStride)
+      Self.accumulate8x2(a, lda, segments, length, panel, sink)
+      return 24
+    }
+    if remaining >= 16 && covered(16) {
+      let sink = FinishedTile(
+        c: out, ldc: ldc, bias: bias, activation: activation, residual: extra, residualStride: residualStride)
+      Self.accumulate8(a, lda, segments, length, panel, sink)
+      return 16
+    }
+    if remaining == 8 && covered(8) {
+      let sink = FinishedHalfPanel(
+        c: out, ldc: ldc, bias: bias.0.lowHalf, activation: activation, residual: extra,
+        residualStride: residualStride)
+      Self.accumulate8(a, lda, segments, length, panel, sink)
+      return 8
+    }
+    return nil
   }
 
   /// Fewer than eight rows of C (the tile height of builds without AVX-512, or the tail), one
@@ -167,18 +183,14 @@ public final class PackedGEMM: @unchecked Sendable {
   ) -> Int {
     let panel = UnsafePointer(panels + column * k)
     let width = min(16, n - column)
-    if rows == tileRows && (rows == 4 || rows == 2) && width == 16 && finish.slopes == nil
+    if rows == tileRows && (rows == 4 || rows == 2) && width == 16
       && residual.map({ $0.channels >= column + 16 }) ?? true
     {
-      let bias = finish.bias.load(SIMD16<Float>.self, at: column)
-      let sink = FinishedTile(
-        c: c + column, ldc: ldc, bias: (bias, bias), lower: SIMD16(repeating: finish.clamp.lowerBound),
-        upper: SIMD16(repeating: finish.clamp.upperBound), residual: residual?.values.advanced(by: column),
-        residualStride: residual?.channels ?? 0)
-      if rows == 4 {
-        Self.accumulate4(a, lda, segments, length, panel, sink)
+      if let slopes = finish.slopes {
+        let activation = ClampedPReLU(finish.clamp, slopes: slopes, column: column, panels: 1)
+        finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, activation)
       } else {
-        Self.accumulate2(a, lda, segments, length, panel, sink)
+        finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, Clamped(finish.clamp))
       }
       return 16
     }
@@ -187,6 +199,24 @@ public final class PackedGEMM: @unchecked Sendable {
       tile, rows: rows, column: column, width: width, c + column, ldc: ldc,
       residual: residual?.columns(row: 0, from: column))
     return width
+  }
+
+  /// Four or two rows of one whole panel, finished inside the micro-kernel.
+  @inline(__always)
+  private func finishedFewRows<Activation: TileActivation>(
+    _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ panel: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int,
+    _ residual: Residual?, _ activation: Activation
+  ) {
+    let bias = finish.bias.load(SIMD16<Float>.self, at: column)
+    let sink = FinishedTile(
+      c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: residual?.values.advanced(by: column),
+      residualStride: residual?.channels ?? 0)
+    if rows == 4 {
+      Self.accumulate4(a, lda, segments, length, panel, sink)
+    } else {
+      Self.accumulate2(a, lda, segments, length, panel, sink)
+    }
   }
 
   /// Where the runs of each row of A start, relative to the row's start.

@@ -14,13 +14,16 @@ public enum Reduction {
     _ kind: Kind, _ input: UnsafePointer<Float>, shape: [Int], axes: [Int],
     output: UnsafeMutablePointer<Float>
   ) {
-    let sorted = axes.sorted()
-    guard let first = sorted.first, sorted.last! - first + 1 == sorted.count else {
+    // Adjacent means every axis from the lowest to the highest, each once (checked without
+    // sorting, which would allocate on every run).
+    guard let first = axes.min(), let last = axes.max(), last - first + 1 == axes.count,
+      (first...last).allSatisfy({ axis in axes.count { $0 == axis } == 1 })
+    else {
       return reference(kind, input, shape: shape, axes: axes, output: output)
     }
     let outer = shape[..<first].reduce(1, *)
-    let reduced = shape[first...sorted.last!].reduce(1, *)
-    let inner = shape[(sorted.last! + 1)...].reduce(1, *)
+    let reduced = shape[first...last].reduce(1, *)
+    let inner = shape[(last + 1)...].reduce(1, *)
     for o in 0..<outer {
       let block = input + o * reduced * inner
       let out = output + o * inner

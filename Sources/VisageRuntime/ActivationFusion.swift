@@ -3,8 +3,9 @@
 /// CONV_2D → ADD of an earlier tensor (possibly through a PAD of its channels) becomes a
 /// residual input of the convolution;
 /// CONV_2D, DEPTHWISE_CONV_2D or a binary op such as ADD → RELU / RELU6 becomes a clamp;
-/// a convolution → PRELU with constant per-channel slopes becomes a PReLU epilogue; whenever the convolution's output feeds only
-/// that activation and is not a graph output. The folded graph computes the same values
+/// a convolution → PRELU with constant per-channel slopes becomes a PReLU epilogue, also
+/// after a folded residual ADD (the landmark model's blocks end ADD → PRELU); whenever the
+/// convolution's output feeds only that activation and is not a graph output. The folded graph computes the same values
 /// while passing over each output once instead of twice.
 extension Graph {
   /// This graph with every foldable activation folded into its convolution.
@@ -108,7 +109,7 @@ extension Graph {
     default: return nil
     }
     switch conv.op {
-    case var op as Conv2D where op.clamp.isNone && op.preluSlopes == nil && !(op.addsResidual && slopes != nil):
+    case var op as Conv2D where op.clamp.isNone && op.preluSlopes == nil:
       guard slopes == nil || slopes!.count == tensors[conv.output].shape.dimensions.last else { return nil }
       op.clamp = clamp ?? .none
       op.preluSlopes = slopes

@@ -9,6 +9,8 @@ public final class Interpreter {
   public let graph: Graph
   /// Which kernels the operators use.
   public let implementation: Implementation
+  /// The threads operators spread their work over, if any.
+  public let pool: ThreadPool?
   /// Shape of every tensor that has one, keyed by tensor id.
   public let shapes: [Int: Shape]
 
@@ -27,8 +29,11 @@ public final class Interpreter {
   /// - Parameter preservingAllTensors: give every tensor its own memory so that
   ///   `value(ofTensor:)` can read any intermediate result after a run (for debugging and
   ///   layer fingerprints); costs memory, not speed.
+  /// - Parameter pool: threads for the larger operators to share (convolutions); nil runs
+  ///   everything on the calling thread. One pool may serve several interpreters.
   public init(
-    graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false
+    graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false,
+    pool: ThreadPool? = nil
   ) throws(RuntimeError) {
     // Folding activations into convolutions removes intermediate tensors, so keep them
     // when asked to preserve every tensor; the reference runs the graph as written. The
@@ -39,6 +44,7 @@ public final class Interpreter {
     if fuse { shapes = try Self.inferShapes(graph) }
     self.graph = graph
     self.implementation = implementation
+    self.pool = pool
     self.shapes = shapes
 
     // Lifetimes of activations: defined at a step (-1 for graph inputs), last read at a step.
@@ -70,7 +76,7 @@ public final class Interpreter {
         inputShapes: node.inputs.map { shapes[$0]! }, outputShape: shapes[node.output]!,
         constants: node.inputs.map { graph.constants[$0] },
         inputs: node.inputs.map { UnsafePointer(addresses[$0]!) }, output: addresses[node.output]!,
-        implementation: implementation)
+        implementation: implementation, pool: pool)
       do {
         steps.append(try node.op.prepare(context))
       } catch {

@@ -42,6 +42,8 @@ public struct OperatorContext {
   public let output: UnsafeMutablePointer<Float>
   /// Which kernels to use.
   public let implementation: Implementation
+  /// Threads the operator may spread its work over; nil or one thread keeps it on the caller.
+  public let pool: ThreadPool?
 
   /// The constant value of input `index`, or an error naming what was expected.
   public func constant(_ index: Int, _ what: String) throws(RuntimeError) -> Tensor {

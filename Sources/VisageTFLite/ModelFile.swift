@@ -132,12 +132,20 @@ struct ModelFile {
     guard let data = t.data else { return nil }
     switch t.type {
     case .float32:
-      return stride(from: data.lowerBound, to: data.upperBound, by: 4).map { i in
-        Float(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+      return bytes.withUnsafeBytes { raw in
+        [Float](unsafeUninitializedCapacity: data.count / 4) { values, initialized in
+          for k in 0..<(data.count / 4) {
+            values[k] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: data.lowerBound + 4 * k, as: UInt32.self)))
+          }
+          initialized = data.count / 4
+        }
       }
     case .float16:
-      return stride(from: data.lowerBound, to: data.upperBound, by: 2).map { i in
-        Half.float(fromBits: UInt16(bytes[i]) | UInt16(bytes[i + 1]) << 8)
+      return bytes.withUnsafeBytes { raw in
+        [Float](unsafeUninitializedCapacity: data.count / 2) { values, initialized in
+          Half.floats(fromLittleEndian: raw.baseAddress! + data.lowerBound, count: data.count / 2, into: values.baseAddress!)
+          initialized = data.count / 2
+        }
       }
     default:
       return nil

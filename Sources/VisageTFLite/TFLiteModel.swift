@@ -87,10 +87,12 @@ public struct TFLiteModel: Sendable {
 extension Interpreter {
   /// Prepares `model` for running, reporting graph problems as `TFLiteError.invalidGraph`.
   public convenience init(
-    model: TFLiteModel, implementation: Implementation = .optimized, preservingAllTensors: Bool = false
+    model: TFLiteModel, implementation: Implementation = .optimized, preservingAllTensors: Bool = false,
+    pool: ThreadPool? = nil
   ) throws(TFLiteError) {
     do {
-      try self.init(graph: model.graph, implementation: implementation, preservingAllTensors: preservingAllTensors)
+      try self.init(
+        graph: model.graph, implementation: implementation, preservingAllTensors: preservingAllTensors, pool: pool)
     } catch {
       throw .invalidGraph(error)
     }

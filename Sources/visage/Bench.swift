@@ -15,7 +15,7 @@ struct Bench: ParsableCommand {
       For LiteRT side by side in the same run: python3 Benchmarks/compare.py
       """)
 
-  @Option(help: "Threads for BLAS.")
+  @Option(help: "Threads each model's larger operators share (and BLAS's threads with --kernels blas).")
   var threads = 1
 
   @Option(help: "Timed runs per item.")
@@ -30,8 +30,10 @@ struct Bench: ParsableCommand {
   @Option(help: "The image for pipeline items (default: the bundled astronaut.png).")
   var image: String?
 
-  /// Pipeline items: a task end to end on a decoded image (decoding excluded).
-  static let pipelineNames = ["detector_image", "landmarker_image", "landmarker_video"]
+  /// Pipeline items: a task end to end on a decoded image (decoding excluded), and
+  /// `landmarker_load`: reading face_landmarker.task and preparing all its models
+  /// (detector, landmarks, blendshapes, geometry), as `FaceLandmarker(options:)` does.
+  static let pipelineNames = ["detector_image", "landmarker_image", "landmarker_video", "landmarker_load"]
   static var itemNames: [String] { BundledWeights.modelNames + pipelineNames }
 
   @Option(help: "json or text (text on a terminal).")
@@ -55,6 +57,7 @@ struct Bench: ParsableCommand {
   func run() throws {
     let format = output ?? .automatic
     GEMM.setThreadCount(threads)
+    let pool = threads > 1 ? ThreadPool(threadCount: threads) : nil
     let names = only.isEmpty ? Bench.itemNames : only
     if format == .text {
       print("kernels \(kernels.rawValue), threads \(threads), iterations \(iterations), warm-up \(warmup)")
@@ -67,7 +70,7 @@ struct Bench: ParsableCommand {
         continue
       }
       let model = try ModelSource.model(at: BundledWeights.model(named: name))
-      let interpreter = try Interpreter(model: model, implementation: kernels)
+      let interpreter = try Interpreter(model: model, implementation: kernels, pool: pool)
       for i in interpreter.inputShapes.indices {
         interpreter.withInput(i) { buffer in
           var random = SplitMix64(seed: 42)
@@ -83,7 +86,7 @@ struct Bench: ParsableCommand {
   private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat) {
     if format == .json {
       print(JSON.object([
-        ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(iterations)),
+        ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(stats.count)),
         ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
       ]))
     } else {
@@ -96,10 +99,18 @@ struct Bench: ParsableCommand {
     let picture = try VisionImage(contentsOfFile: image ?? BundledWeights.sampleImage())
     let bundle = try BundledWeights.directory() + "/face_landmarker.task"
     switch name {
+    case "landmarker_load":
+      let options = FaceLandmarkerOptions(
+        baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true,
+        outputFacialTransformationMatrixes: true)
+      // At most 50 loads after 2 untimed: each one plans three interpreters.
+      return Timing.measure(warmup: min(warmup, 2), iterations: min(iterations, 50)) {
+        _ = try? FaceLandmarker(options: options)
+      }
     case "landmarker_image", "landmarker_video":
       // One face, blendshapes and transformation matrices on, as MediaPipe is timed.
       var options = FaceLandmarkerOptions(
-        baseOptions: BaseOptions(modelAssetPath: bundle), outputFaceBlendshapes: true, outputFacialTransformationMatrixes: true)
+        baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true, outputFacialTransformationMatrixes: true)
       if name == "landmarker_image" {
         let landmarker = try FaceLandmarker(options: options)
         return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? landmarker.detect(image: picture) }
@@ -118,7 +129,9 @@ struct Bench: ParsableCommand {
         k += 1
       }
     default:  // detector_image
-      let detector = try FaceDetector(modelPath: BundledWeights.model(named: "face_detector"))
+      let detector = try FaceDetector(
+        options: FaceDetectorOptions(
+          baseOptions: BaseOptions(modelAssetPath: BundledWeights.model(named: "face_detector"), threadCount: threads)))
       return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? detector.detect(image: picture) }
     }
   }
@@ -146,6 +159,8 @@ enum Timing {
     var min: Double
     var median: Double
     var p90: Double
+    /// Timed runs.
+    var count: Int
   }
 
   static func measure(warmup: Int, iterations: Int, _ body: () -> Void) -> Statistics {
@@ -159,6 +174,6 @@ enum Timing {
     }
     times.sort()
     let p90Index = Int((0.9 * Double(times.count)).rounded(.up)) - 1
-    return Statistics(min: times[0], median: times[times.count / 2], p90: times[max(0, p90Index)])
+    return Statistics(min: times[0], median: times[times.count / 2], p90: times[max(0, p90Index)], count: times.count)
   }
 }

@@ -117,7 +117,7 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
 
   /// The fused finishes: a residual of the output's shape or of fewer channels (a zero PAD
   /// of the channels before the ADD), and a PReLU, against the reference convolution
-  /// followed by the separate operators. Output channels cover whole, half and odd panels;
+  /// followed by the separate operators, and both together. Output channels cover whole, half and odd panels;
   /// residual channels end inside, at and before a panel's edge. Rows of 11 pixels give
   /// 3×3 windows a full 8-row tile and a tail.
   @Test(arguments: [
@@ -142,6 +142,11 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
         let extra = channel < channels.residual ? residual[pixel * channels.residual + channel] : 0
         return Clamp.relu(conv[i] + extra)
       }
+      let addedThenPReLU = conv.indices.map { i -> Float in
+        let (pixel, channel) = i.quotientAndRemainder(dividingBy: g.output.channels)
+        let x = conv[i] + (channel < channels.residual ? residual[pixel * channels.residual + channel] : 0)
+        return x >= 0 ? x : x * slopes[channel]
+      }
       let preluOutput = conv.indices.map { i in conv[i] >= 0 ? conv[i] : conv[i] * slopes[i % g.output.channels] }
       for backend in [ConvolutionPlan.Backend.packed, .blas] {
         let tolerance: Tolerance = backend == .packed ? .exact : .reordered(g.patchSize)
@@ -161,6 +166,61 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
         }
         withPReLU.run(input: input, output: &output)
         expectClose(output, preluOutput, tolerance, "prelu \(backend) \(c.testDescription)", shape: shape)
+        // Both: the landmark model's ADD → PRELU block ends.
+        withPReLU.run(input: input, output: &output, residual: residual, residualChannels: channels.residual)
+        expectClose(output, addedThenPReLU, tolerance, "residual+prelu \(backend) \(c.testDescription)", shape: shape)
+      }
+    }
+  }
+}
+
+/// `ConvolutionPlan.step` with a pool against the plan's serial run, bit for bit: pointwise
+/// layers whose pixel count leaves a partial tile and parts of unequal size, strided and
+/// padded windows, a residual of fewer channels with a PReLU.
+@Suite struct ThreadedConvolutionTests {
+  @Test(arguments: [
+    ConvolutionCase(index: 50_001, channels: 16, height: 37, width: 23, outputChannels: 24, filterHeight: 1, filterWidth: 1, stride: 1, padding: .valid, relu: true),
+    ConvolutionCase(index: 50_002, channels: 8, height: 33, width: 31, outputChannels: 40, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: false),
+    ConvolutionCase(index: 50_003, channels: 3, height: 65, width: 29, outputChannels: 16, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: true),
+    ConvolutionCase(index: 50_004, channels: 12, height: 9, width: 70, outputChannels: 13, filterHeight: 2, filterWidth: 2, stride: 2, padding: .valid, relu: false, batch: 3),
+  ])
+  func threadedStepMatchesSerialRun(_ c: ConvolutionCase) {
+    let g = c.geometry
+    let (input, weights, bias) = c.data()
+    var random = RandomSource(seed: UInt64(c.index) + 7)
+    let residualChannels = max(1, g.output.channels - 5)
+    let residual = random.floats(g.output.count / g.output.channels * residualChannels)
+    let slopes = random.floats(g.output.channels, in: 0...1)
+    let pool = ThreadPool(threadCount: 3)
+    for prelu in [false, true] {
+      for withResidual in [false, true] {
+        let plan = weights.withUnsafeBufferPointer { f in
+          bias!.withUnsafeBufferPointer { b in
+            slopes.withUnsafeBufferPointer {
+              ConvolutionPlan(g, filter: f, bias: b, clamp: c.clamp, slopes: prelu ? $0 : nil)
+            }
+          }
+        }
+        var serial = [Float](repeating: .nan, count: g.output.count)
+        var threaded = serial
+        input.withUnsafeBufferPointer { x in
+          residual.withUnsafeBufferPointer { r in
+            let extra = withResidual ? r.baseAddress : nil
+            let channels = withResidual ? residualChannels : nil
+            serial.withUnsafeMutableBufferPointer {
+              plan.run(input: x.baseAddress!, output: $0.baseAddress!, residual: extra, residualChannels: channels)
+            }
+            threaded.withUnsafeMutableBufferPointer { out in
+              let step = plan.step(
+                input: x.baseAddress!, output: out.baseAddress!, residual: extra, residualChannels: channels, pool: pool)
+              step()
+              step()
+            }
+          }
+        }
+        expectClose(
+          threaded, serial, .exact, "\(c.testDescription) prelu \(prelu) residual \(withResidual)",
+          shape: [g.output.batch, g.output.height, g.output.width, g.output.channels])
       }
     }
   }

@@ -149,6 +149,36 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
   }
 }
 
+/// `DepthwiseConvolution.optimized` one range of output rows at a time, in uneven parts, on
+/// the 3×3 row kernel and the general path, matches the whole layer at once, bit for bit:
+/// how threads share a layer.
+@Test(arguments: [
+  DepthwiseCase(index: 23_000, channels: 24, height: 13, width: 10, filter: 3, stride: 1, padding: .same, relu: true),
+  DepthwiseCase(index: 23_001, channels: 16, height: 14, width: 9, filter: 3, stride: 2, padding: .same, relu: false),
+  DepthwiseCase(index: 23_002, channels: 9, height: 11, width: 7, filter: 5, stride: 1, padding: .same, relu: false),
+  DepthwiseCase(index: 23_003, channels: 8, height: 7, width: 12, filter: 3, stride: 1, padding: .valid, relu: false),
+])
+func depthwiseByRowRangesMatchesWholeLayer(_ c: DepthwiseCase) {
+  let g = c.geometry
+  let (input, filter, bias) = c.data()
+  #expect(DepthwiseConvolution.splitsRows(g))
+  var random = RandomSource(seed: UInt64(c.index) + 3)
+  let slopes = random.floats(g.output.channels, in: 0...1)
+  var whole = [Float](repeating: .nan, count: g.output.count)
+  DepthwiseConvolution.optimized(g, input: input, filter: filter, bias: bias!, clamp: c.clamp, slopes: slopes, output: &whole)
+  let rows = g.output.batch * g.output.height
+  for parts in [2, 3, rows] {
+    var pieces = [Float](repeating: .nan, count: g.output.count)
+    // Last part first, so no part can lean on a neighbour having run.
+    for part in (0..<parts).reversed() {
+      DepthwiseConvolution.optimized(
+        g, input: input, filter: filter, bias: bias!, clamp: c.clamp, slopes: slopes, output: &pieces,
+        rows: (rows * part / parts)..<(rows * (part + 1) / parts))
+    }
+    expectClose(pieces, whole, .exact, "\(c.testDescription) in \(parts) parts", shape: [rows, g.output.width, g.output.channels])
+  }
+}
+
 /// Compares the optimized depthwise convolution with the reference for one case.
 ///
 /// Bit-for-bit: the optimized kernel sums taps in the reference's order and adds the bias

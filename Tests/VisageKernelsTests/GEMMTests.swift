@@ -69,6 +69,48 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     }
   }
 
+  /// The fused finishes (bias, residual of all or fewer columns, clamp, PReLU) on every
+  /// micro-kernel height and on widths that end at, inside and past whole panels and panel
+  /// pairs, against a scalar loop in the reference order: bit for bit.
+  @Test(arguments: [8, 13, 16, 24, 29, 32, 40, 48])
+  func finishesMatchAScalarLoop(_ n: Int) {
+    let k = 19
+    for m in [1, 7, 8, 11, 17] {
+      var random = RandomSource(seed: UInt64(n * 100 + m))
+      let a = random.floats(m * k)
+      let b = random.floats(n * k)
+      let bias = random.floats(n)
+      let slopes = random.floats(n, in: 0...1)
+      for residualChannels in [nil, n, max(1, n - 5)] {
+        let residual = random.floats(m * (residualChannels ?? 0))
+        for (clamp, prelu) in [(Clamp.none, true), (.relu, false), (.relu6, true)] {
+          var expected = [Float](repeating: 0, count: m * n)
+          for i in 0..<m {
+            for j in 0..<n {
+              var sum: Float = 0
+              for p in 0..<k { sum = a[i * k + p] * b[j * k + p] + sum }
+              var x = sum + bias[j]
+              if let channels = residualChannels { x = x + (j < channels ? residual[i * channels + j] : 0) }
+              x = clamp(x)
+              expected[i * n + j] = prelu && x < 0 ? x * slopes[j] : x
+            }
+          }
+          for tileRows in [1, 2, 4, 8] {
+            let gemm = PackedGEMM(
+              b: b, n: n, k: k, ldb: k, bias: bias, clamp: clamp, slopes: prelu ? slopes : nil, tileRows: tileRows)
+            var c = [Float](repeating: .nan, count: m * n)
+            residual.withUnsafeBufferPointer { r in
+              let extra = residualChannels.map { PackedGEMM.Residual(r.baseAddress!, channels: $0) }
+              gemm.multiply(m: m, a: a, lda: k, c: &c, ldc: n, residual: extra)
+            }
+            let label = "m\(m) n\(n) residual \(residualChannels.map(String.init) ?? "none") \(clamp) prelu \(prelu) \(tileRows)-row"
+            expectClose(c, expected, .exact, label, shape: [m, n])
+          }
+        }
+      }
+    }
+  }
+
   /// The measured micro-kernel height is one of the three the measurement tries.
   @Test func preferredTileRowsIsACandidate() {
     #expect([2, 4, 8].contains(PackedGEMM.preferredTileRows))

@@ -209,6 +209,25 @@ import VisageTestSupport
     #expect(mismatches.isEmpty, "first: \(mismatches.prefix(4).map { String($0, radix: 16) })")
   }
 
+  /// The eight-at-a-time widening gives `float(fromBits:)`'s bits for every one of the
+  /// 65536 patterns (NaN payloads included), from an odd offset and with a scalar tail.
+  @Test func halfBulkConversionMatchesScalar() {
+    var bytes: [UInt8] = [0x55]  // one byte of padding: the halves start unaligned
+    for bits in UInt16(0)...UInt16.max { bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8)] }
+    bytes += [0x00, 0x3C, 0x01, 0x80, 0xFF, 0x7C]  // three more: a tail of 65539 % 8 = 3
+    let count = (bytes.count - 1) / 2
+    var converted = [Float](repeating: .nan, count: count)
+    bytes.withUnsafeBytes { raw in
+      converted.withUnsafeMutableBufferPointer { Half.floats(fromLittleEndian: raw.baseAddress! + 1, count: count, into: $0.baseAddress!) }
+    }
+    var mismatches: [Int] = []
+    for i in 0..<count {
+      let bits = UInt16(bytes[1 + 2 * i]) | UInt16(bytes[2 + 2 * i]) << 8
+      if converted[i].bitPattern != Half.float(fromBits: bits).bitPattern { mismatches.append(i) }
+    }
+    #expect(mismatches.isEmpty, "first: \(mismatches.prefix(4))")
+  }
+
   // MARK: Elementwise, reductions, GEMM, layout
 
   @Test func unaryFunctionValues() {

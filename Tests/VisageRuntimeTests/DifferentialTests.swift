@@ -41,6 +41,23 @@ import VisageTestSupport
     }
   }
 
+  /// Threads share the larger layers without changing a single bit: each output value is
+  /// computed by one thread in the same order as on one.
+  @Test(arguments: BundledModel.allCases)
+  func threadedRunsMatchOneThread(_ bundled: BundledModel) throws {
+    let model = try bundled.load()
+    let single = try Interpreter(model: model)
+    let inputs = try Self.inputs(for: single, seed: 7)
+    let expected = try single.run(inputs)
+    let threaded = try Interpreter(model: model, pool: ThreadPool(threadCount: 2))
+    for _ in 0..<2 {
+      let outputs = try threaded.run(inputs)
+      for (k, (ours, ref)) in zip(outputs, expected).enumerated() {
+        expectClose(ours.values, ref.values, .exact, "\(bundled) 2 threads output \(k)", shape: ref.shape.dimensions)
+      }
+    }
+  }
+
   /// Running twice gives the same answer: no state leaks between inferences (the arena is
   /// reused, so a kernel reading stale memory would show here).
   @Test(arguments: BundledModel.allCases)

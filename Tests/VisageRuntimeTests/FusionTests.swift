@@ -106,6 +106,20 @@ import VisageTestSupport
     try expectSameOutputs(g)
   }
 
+  /// CONV_2D → ADD of the input → PRELU (the landmark model's block end): the ADD becomes a
+  /// residual input and the PRELU an epilogue after it, whichever side the convolution is on.
+  @Test(arguments: [false, true])
+  func residualAddAndPReLUFoldIntoTheConvolution(_ convolutionFirst: Bool) throws {
+    let g = try Self.convolutionThen { g, conv in
+      let x = g.inputs[0]
+      let sum = g.node(Binary(.add), convolutionFirst ? [conv, x] : [x, conv], "sum", [1, 5, 5, 4])
+      return try Self.prelu(&g, sum)
+    }
+    let fused = g.graph.fusingActivations()
+    #expect(fused.nodes.map(\.op.name) == ["CONV_2D"], "\(fused.nodes.map(\.op.name))")
+    try expectSameOutputs(g)
+  }
+
   /// The ADD's other operand is computed after the convolution, so it cannot be an input of
   /// the convolution: no residual fusion, and still the same answer.
   @Test func residualComputedAfterTheConvolutionIsNotFolded() throws {

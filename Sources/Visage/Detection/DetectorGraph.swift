@@ -20,9 +20,9 @@ final class DetectorGraph {
   private let decoder: TensorsToDetections
 
   /// Checks that `model` has a BlazeFace signature and plans it.
-  init(model: TFLiteModel) throws(VisionTaskError) {
+  init(model: TFLiteModel, pool: ThreadPool? = nil) throws(VisionTaskError) {
     let interpreter: Interpreter
-    do { interpreter = try Interpreter(model: model) } catch { throw .invalidModel("\(error)") }
+    do { interpreter = try Interpreter(model: model, pool: pool) } catch { throw .invalidModel("\(error)") }
     let input = interpreter.inputShapes.map(\.dimensions)
     let output = interpreter.outputShapes.map(\.dimensions)
     let anchors: SSDAnchors

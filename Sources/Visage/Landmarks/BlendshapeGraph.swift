@@ -33,8 +33,8 @@ final class BlendshapeGraph {
 
   private let interpreter: Interpreter
 
-  init(model: TFLiteModel) throws(VisionTaskError) {
-    do { interpreter = try Interpreter(model: model) } catch { throw .invalidModel("\(error)") }
+  init(model: TFLiteModel, pool: ThreadPool? = nil) throws(VisionTaskError) {
+    do { interpreter = try Interpreter(model: model, pool: pool) } catch { throw .invalidModel("\(error)") }
     let input = interpreter.inputShapes.map(\.dimensions)
     let output = interpreter.outputShapes.map(\.dimensions)
     guard input == [[1, 146, 2]], output.first.map({ $0.reduce(1, *) }) == 52 else {

@@ -42,15 +42,17 @@ public final class FaceLandmarker: @unchecked Sendable {
     func model(_ name: String) throws(VisionTaskError) -> TFLiteModel {
       do { return try TFLiteModel(bytes: bundle.data(named: name)) } catch { throw .invalidModel("\(path): \(error)") }
     }
+    // One set of threads for all three models, which run one after another.
+    let pool = try options.baseOptions.threadPool()
     let detector = try DetectorGraph(
-      model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"))
-    let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"))
+      model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"), pool: pool)
+    let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
     var blendshapes: BlendshapeGraph?
     if options.outputFaceBlendshapes {
       guard bundle.entryNames.contains("face_blendshapes.tflite") else {
         throw VisionTaskError.invalidModel("\(path) has no face_blendshapes.tflite, which outputFaceBlendshapes needs")
       }
-      blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"))
+      blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"), pool: pool)
     }
     var geometry: FaceGeometry?
     if options.outputFacialTransformationMatrixes {

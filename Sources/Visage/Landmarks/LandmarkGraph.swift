@@ -21,8 +21,8 @@ final class LandmarkGraph {
   private let imageToTensor: ImageToTensor
 
   /// Checks that `model` is the 478-landmark face mesh and plans it.
-  init(model: TFLiteModel) throws(VisionTaskError) {
-    do { interpreter = try Interpreter(model: model) } catch { throw .invalidModel("\(error)") }
+  init(model: TFLiteModel, pool: ThreadPool? = nil) throws(VisionTaskError) {
+    do { interpreter = try Interpreter(model: model, pool: pool) } catch { throw .invalidModel("\(error)") }
     let input = interpreter.inputShapes.map(\.dimensions)
     let output = interpreter.outputShapes.map(\.dimensions)
     guard input == [[1, 256, 256, 3]], output.count >= 2, output[0] == [1, 1, 1, 1434], output[1] == [1, 1, 1, 1] else {

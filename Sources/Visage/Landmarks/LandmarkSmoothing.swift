@@ -81,32 +81,39 @@ struct LandmarkSmoother {
 
   /// The smoothed landmarks of a frame at `timestampInMilliseconds`.
   mutating func smooth(_ landmarks: [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int) -> [SIMD3<Float>] {
+    var landmarks = landmarks
+    smooth(&landmarks, timestampInMilliseconds: timestampInMilliseconds, imageWidth: imageWidth, imageHeight: imageHeight)
+    return landmarks
+  }
+
+  /// Smooths a frame's landmarks in place (no buffers made per frame).
+  mutating func smooth(_ landmarks: inout [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int) {
     let (w, h) = (Float(imageWidth), Float(imageHeight))
-    let pixels = landmarks.map { SIMD3($0.x * w, $0.y * h, $0.z * w) }
+    func pixel(_ p: SIMD3<Float>) -> SIMD3<Float> { SIMD3(p.x * w, p.y * h, p.z * w) }
     if filters.isEmpty {
       // The options are float fields (0.05f widens to 0.050000000745…); the filter works in double.
       filters = Array(
         repeating: OneEuroFilter(frequency: 30, minCutoff: Double(Float(0.05)), beta: 80, derivativeCutoff: 1),
-        count: pixels.count * 3)
+        count: landmarks.count * 3)
     }
     // Object scale: the mean of the landmarks' bounding box width and height, in pixels.
     var low = SIMD2<Float>(repeating: .greatestFiniteMagnitude), high = -low
-    for p in pixels {
+    for landmark in landmarks {
+      let p = pixel(landmark)
       low = SIMD2(min(low.x, p.x), min(low.y, p.y))
       high = SIMD2(max(high.x, p.x), max(high.y, p.y))
     }
     let scale = ((high.x - low.x) + (high.y - low.y)) / 2
-    if scale < 1e-6 { return landmarks }
+    if scale < 1e-6 { return }
     let valueScale = Double(1 / scale)
     let nanoseconds = Int64(timestampInMilliseconds) * 1_000_000
-    var out = [SIMD3<Float>](repeating: .zero, count: pixels.count)
-    for (i, p) in pixels.enumerated() {
+    for i in landmarks.indices {
+      let p = pixel(landmarks[i])
       var q = SIMD3<Float>()
       for axis in 0..<3 {
         q[axis] = Float(filters[3 * i + axis].apply(Double(p[axis]), nanoseconds: nanoseconds, valueScale: valueScale))
       }
-      out[i] = SIMD3(q.x / w, q.y / h, q.z / w)
+      landmarks[i] = SIMD3(q.x / w, q.y / h, q.z / w)
     }
-    return out
   }
 }

@@ -6,15 +6,15 @@ struct ImageToTensor: Sendable {
   /// Letterbox the region to the input's aspect ratio (detectors) or stretch it (landmarks).
   let keepAspectRatio: Bool
   let border: BorderMode
-  /// The float each 8-bit level becomes (see `FixedPointWarp.valueTable`).
-  let table: [Float]
+  /// The float each 8-bit level becomes.
+  let levels: LevelMap
 
   init(width: Int, height: Int, keepAspectRatio: Bool, border: BorderMode, range: ClosedRange<Float>) {
     self.width = width
     self.height = height
     self.keepAspectRatio = keepAspectRatio
     self.border = border
-    self.table = FixedPointWarp.valueTable(range: range)
+    self.levels = LevelMap(range: range)
   }
 
   /// Fills `tensor` (height × width × 3 floats) from `rect` of `image` and returns the map
@@ -27,9 +27,9 @@ struct ImageToTensor: Sendable {
     guard roi.isValid else {
       throw .invalidImage("the region to read is empty or not finite (\(rect))")
     }
-    if keepAspectRatio { _ = roi.padToAspect(tensorWidth: width, tensorHeight: height) }
+    if keepAspectRatio { roi.padToAspect(tensorWidth: width, tensorHeight: height) }
     FixedPointWarp.warp(
-      image, roi: roi, outputWidth: width, outputHeight: height, border: border, table: table,
+      image, roi: roi, outputWidth: width, outputHeight: height, border: border, levels: levels,
       into: tensor.baseAddress!)
     return ProjectionMatrix(roi: roi, imageWidth: image.width, imageHeight: image.height)
   }

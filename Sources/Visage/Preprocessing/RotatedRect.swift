@@ -70,9 +70,10 @@ struct RotatedRect: Equatable {
   }
 
   /// Grows the shorter side so the rect has the tensor's aspect ratio, keeping its centre
-  /// (`PadRoi` with keep_aspect_ratio). Returns the letterbox padding [left, top, right,
-  /// bottom] as fractions of the tensor.
-  mutating func padToAspect(tensorWidth: Int, tensorHeight: Int) -> [Float] {
+  /// (`PadRoi` with keep_aspect_ratio). Returns the letterbox padding (left, top, right,
+  /// bottom) as fractions of the tensor.
+  @discardableResult
+  mutating func padToAspect(tensorWidth: Int, tensorHeight: Int) -> (left: Float, top: Float, right: Float, bottom: Float) {
     let tensorAspect = Float(tensorHeight) / Float(tensorWidth)
     let roiAspect = height / width
     var vertical: Float = 0
@@ -84,7 +85,7 @@ struct RotatedRect: Equatable {
       width = height / tensorAspect
       horizontal = (1 - tensorAspect / roiAspect) / 2
     }
-    return [horizontal, vertical, horizontal, vertical]
+    return (horizontal, vertical, horizontal, vertical)
   }
 
   /// Whether MediaPipe's `ValidateRoi` accepts the rect (no NaN, positive size); infinite
@@ -95,7 +96,8 @@ struct RotatedRect: Equatable {
 
   /// The corners as OpenCV's `RotatedRect::points` computes them (float arithmetic, angle
   /// through degrees): bottom-left, top-left, top-right, bottom-right for an unturned rect.
-  func boxPoints() -> [SIMD2<Float>] {
+  /// A tuple, not an array: the warp asks for them every frame.
+  func boxPoints() -> (SIMD2<Float>, SIMD2<Float>, SIMD2<Float>, SIMD2<Float>) {
     let degrees = Float(Double(rotation * 180) / Double.pi)
     let radians = Double(degrees) * Double.pi / 180
     let b = Float(cos(radians)) * 0.5
@@ -104,7 +106,7 @@ struct RotatedRect: Equatable {
     let p1 = SIMD2(centerX + a * height - b * width, centerY - b * height - a * width)
     let p2 = SIMD2(2 * centerX - p0.x, 2 * centerY - p0.y)
     let p3 = SIMD2(2 * centerX - p1.x, 2 * centerY - p1.y)
-    return [p0, p1, p2, p3]
+    return (p0, p1, p2, p3)
   }
 }
 

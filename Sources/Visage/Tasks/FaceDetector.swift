@@ -36,7 +36,8 @@ public final class FaceDetector: @unchecked Sendable {
   public init(options: FaceDetectorOptions) throws {
     try options.validate()
     self.options = options
-    graph = try DetectorGraph(model: Self.loadModel(options.baseOptions.modelAssetPath))
+    graph = try DetectorGraph(
+      model: Self.loadModel(options.baseOptions.modelAssetPath), pool: options.baseOptions.threadPool())
     if options.runningMode == .liveStream {
       liveStream = LiveStreamRunner(label: "visage.face-detector.live-stream") { [weak self] image, timestamp in
         self?.deliver(image, timestamp: timestamp)

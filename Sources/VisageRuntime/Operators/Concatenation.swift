@@ -35,7 +35,8 @@ public struct Concatenation: Operator {
 
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
     let a = try resolvedAxis(context.inputShapes)
-    let parts = zip(context.inputs, context.inputShapes).map { ($0, $1.dimensions) }
+    // Labelled as `concatenate` takes them: an unlabelled array was converted on every run.
+    let parts = zip(context.inputs, context.inputShapes).map { (pointer: $0, shape: $1.dimensions) }
     let output = context.output
     return { Layout.concatenate(parts, axis: a, output: output) }
   }

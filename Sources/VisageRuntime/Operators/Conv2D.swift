@@ -126,9 +126,8 @@ public struct Conv2D: Operator {
           ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0, backend: backend)
         }
       }
-      return {
-        plan.run(input: input, output: output, residual: residual, residualChannels: residualChannels)
-      }
+      return plan.step(
+        input: input, output: output, residual: residual, residualChannels: residualChannels, pool: context.pool)
     }
   }
 }

@@ -98,11 +98,29 @@ public struct DepthwiseConv2D: Operator {
       let bias = zeros.map { UnsafePointer($0.pointer) } ?? context.inputs[2]
       let slopes = preluSlopes.map(ConstantBuffer.init(copying:))
       let slopesPointer = slopes.map { UnsafePointer($0.pointer) }
+      // The row of zeros the 3×3 kernel reads above and below the image, made once.
+      let zeroRow = ConstantBuffer(zeros: DepthwiseConvolution.zeroCount(g))
+      let zeroPointer = UnsafePointer(zeroRow.pointer)
+      let rows = g.output.batch * g.output.height
+      let tasks = min(rows, 4 * (context.pool?.threadCount ?? 1))
+      if let pool = context.pool, tasks > 1, DepthwiseConvolution.splitsRows(g),
+        g.output.count * g.filterHeight * g.filterWidth >= ConvolutionPlan.parallelMinimum
+      {
+        // Output rows shared out over the pool, in about four parts per thread.
+        let body: (Int) -> Void = { task in
+          withExtendedLifetime((zeros, slopes, zeroRow)) {
+            DepthwiseConvolution.optimized(
+              g, input: input, filter: filter, bias: bias, clamp: clamp, slopes: slopesPointer, output: output,
+              rows: (rows * task / tasks)..<(rows * (task + 1) / tasks), zeros: zeroPointer)
+          }
+        }
+        return { pool.run(tasks, body) }
+      }
       return {
-        withExtendedLifetime((zeros, slopes)) {
+        withExtendedLifetime((zeros, slopes, zeroRow)) {
           DepthwiseConvolution.optimized(
             g, input: input, filter: filter, bias: bias, clamp: clamp, slopes: slopesPointer,
-            output: output)
+            output: output, zeros: zeroPointer)
         }
       }
     }

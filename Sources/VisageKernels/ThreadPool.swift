@@ -1,0 +1,172 @@
+import Foundation
+import Synchronization
+
+/// A fixed set of threads that run the tasks of one parallel loop at a time: the calling
+/// thread plus `threadCount - 1` workers.
+///
+/// Made for inference: a model runs hundreds of loops of a few microseconds each, so a loop
+/// must start in well under a microsecond. Workers therefore spin for a while after each
+/// loop (about `spinDuration`) before they sleep on a condition, and a loop hands out its
+/// tasks through one atomic ticket that holds the loop's number, its task count and the next
+/// task to take. A worker takes a task only by advancing the ticket, so one that wakes late
+/// finds nothing left and never touches a finished loop; the caller takes tasks too and
+/// returns when every task has finished. Nothing is allocated per loop: the loop's body is a
+/// closure prepared once (when a model is planned) and only referenced.
+///
+/// `run` may be called from any thread, but only one loop runs at a time; a call that
+/// arrives while another is running runs its tasks itself, one after another.
+public final class ThreadPool: @unchecked Sendable {
+  /// Threads that run a loop's tasks, the caller included.
+  public let threadCount: Int
+  /// How long an idle worker spins before it sleeps.
+  public static let spinDuration = Duration.microseconds(200)
+
+  private let core: AnyObject?
+
+  /// A pool of `threadCount` threads (the caller and `threadCount - 1` workers); 1 or less
+  /// makes a pool that runs every task on the caller. Where the platform lacks the atomics
+  /// the workers need (before macOS 15 / iOS 18), every pool runs on the caller alone.
+  public init(threadCount: Int) {
+    if threadCount > 1, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+      self.threadCount = threadCount
+      core = Workers(count: threadCount - 1)
+    } else {
+      self.threadCount = 1
+      core = nil
+    }
+  }
+
+  deinit {
+    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), let workers = core as? Workers {
+      workers.stop()
+    }
+  }
+
+  /// Runs `body(0) ... body(tasks - 1)`, spread over the pool's threads in no set order, and
+  /// returns when all have finished. Tasks must not depend on one another.
+  public func run(_ tasks: Int, _ body: @escaping (Int) -> Void) {
+    guard tasks > 1, #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
+      let workers = core as? Workers, workers.run(tasks, body)
+    else {
+      for task in 0..<tasks { body(task) }
+      return
+    }
+  }
+}
+
+/// The workers and the loop state they share.
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+private final class Workers: @unchecked Sendable {
+  /// Loop number (bits 40...), task count (bits 20..<40), next task (bits 0..<20).
+  private let ticket = Atomic<UInt64>(0)
+  /// Tasks of the current loop that have finished.
+  private let finished = Atomic<Int>(0)
+  /// Whether a loop is running (its caller owns `body`).
+  private let busy = Atomic<Bool>(false)
+  /// Workers about to sleep or asleep on `wake`.
+  private let sleepers = Atomic<Int>(0)
+  private let stopping = Atomic<Bool>(false)
+  private let wake = NSCondition()
+  /// The current loop's body: written by the caller before it publishes the ticket, read
+  /// by a worker only after it has taken a task from that ticket.
+  nonisolated(unsafe) private var body: ((Int) -> Void)?
+  private var loop: UInt64 = 0
+
+  private static let fieldBits: UInt64 = 20
+  private static let fieldMask: UInt64 = (1 << 20) - 1
+  static let maximumTasks = Int(fieldMask)
+
+  init(count: Int) {
+    for index in 0..<count {
+      let thread = Thread { [self] in work() }
+      thread.name = "visage-worker-\(index + 1)"
+      thread.start()
+    }
+  }
+
+  /// Asks the workers to exit once idle.
+  func stop() {
+    stopping.store(true, ordering: .sequentiallyConsistent)
+    wake.lock()
+    wake.broadcast()
+    wake.unlock()
+  }
+
+  /// Runs one loop; false (having run nothing) when another loop is running or there are
+  /// too many tasks to encode.
+  func run(_ tasks: Int, _ body: @escaping (Int) -> Void) -> Bool {
+    guard tasks <= Self.maximumTasks,
+      busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    else { return false }
+    self.body = body
+    finished.store(0, ordering: .relaxed)
+    loop &+= 1
+    ticket.store(loop << (2 * Self.fieldBits) | UInt64(tasks) << Self.fieldBits, ordering: .sequentiallyConsistent)
+    if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+      wake.lock()
+      wake.broadcast()
+      wake.unlock()
+    }
+    var done = 0
+    while let task = take() {
+      body(task)
+      done += 1
+    }
+    finished.add(done, ordering: .relaxed)
+    // A worker still on its last task may have lost its core to another process: after a
+    // short spin, offer ours.
+    var spins = 0
+    while finished.load(ordering: .acquiring) < tasks {
+      spins += 1
+      if spins > 2000 { sched_yield() }
+    }
+    self.body = nil
+    busy.store(false, ordering: .releasing)
+    return true
+  }
+
+  /// Takes the next task of the current loop, or nil when none is left.
+  private func take() -> Int? {
+    var current = ticket.load(ordering: .acquiring)
+    while true {
+      let next = current & Self.fieldMask
+      let count = (current >> Self.fieldBits) & Self.fieldMask
+      guard next < count else { return nil }
+      let (exchanged, original) = ticket.compareExchange(
+        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+      if exchanged { return Int(next) }
+      current = original
+    }
+  }
+
+  private func work() {
+    let clock = ContinuousClock()
+    while !stopping.load(ordering: .relaxed) {
+      if let task = take() {
+        body!(task)
+        finished.add(1, ordering: .releasing)
+        continue
+      }
+      // Spin a while for the next loop (yielding the core after the first tenth, in case
+      // others need it), then sleep until the ticket changes.
+      let seen = ticket.load(ordering: .relaxed)
+      let start = clock.now
+      var spins = 0
+      while ticket.load(ordering: .relaxed) == seen && !stopping.load(ordering: .relaxed) {
+        spins += 1
+        guard spins % 64 == 0 else { continue }
+        let spent = clock.now - start
+        if spent > ThreadPool.spinDuration { break }
+        if spent > ThreadPool.spinDuration / 10 { sched_yield() }
+      }
+      if ticket.load(ordering: .relaxed) != seen { continue }
+      wake.lock()
+      sleepers.add(1, ordering: .sequentiallyConsistent)
+      while ticket.load(ordering: .sequentiallyConsistent) == seen && !stopping.load(ordering: .sequentiallyConsistent) {
+        wake.wait()
+      }
+      sleepers.subtract(1, ordering: .sequentiallyConsistent)
+      wake.unlock()
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import Synchronization
+import Testing
+import VisageKernels
+
+/// `ThreadPool`: every task runs exactly once, whatever the count, the pool size, or a loop
+/// started from inside another.
+@Suite struct ThreadPoolTests {
+  final class Counts: @unchecked Sendable {
+    var values: [Int]
+    init(_ count: Int) { values = [Int](repeating: 0, count: count) }
+  }
+
+  @Test(arguments: [1, 2, 3])
+  func everyTaskRunsOnce(_ threads: Int) {
+    let pool = ThreadPool(threadCount: threads)
+    #expect(pool.threadCount >= 1 && pool.threadCount <= threads)
+    for tasks in [0, 1, 2, 3, 7, 64, 1000] {
+      // Each task writes only its own slot, so no two threads touch the same value.
+      let counts = Counts(tasks)
+      for _ in 0..<20 {
+        pool.run(tasks) { counts.values[$0] += 1 }
+      }
+      #expect(counts.values.allSatisfy { $0 == 20 }, "\(threads) threads, \(tasks) tasks")
+    }
+  }
+
+  /// A loop started while another runs (here from one of its tasks) runs on its caller.
+  @Test func nestedLoopsRunInline() {
+    let pool = ThreadPool(threadCount: 2)
+    let counts = Counts(4 * 5)
+    pool.run(4) { outer in
+      pool.run(5) { inner in counts.values[outer * 5 + inner] += 1 }
+    }
+    #expect(counts.values.allSatisfy { $0 == 1 })
+  }
+
+  /// Pools come and go without leaving threads that touch freed state.
+  @Test func poolsCanBeReleased() {
+    for _ in 0..<10 {
+      let pool = ThreadPool(threadCount: 2)
+      let total = Atomic<Int>(0)
+      pool.run(16) { _ in total.add(1, ordering: .relaxed) }
+      #expect(total.load(ordering: .relaxed) == 16)
+    }
+  }
+}
