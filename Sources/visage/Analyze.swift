@@ -56,6 +56,9 @@ struct Analyze: ParsableCommand {
   @Option(help: "Frame rate for video timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
   var fps: Double?
 
+  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
+  var threads = 1
+
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
 
@@ -63,6 +66,7 @@ struct Analyze: ParsableCommand {
   var annotate: String?
 
   func validate() throws {
+    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
     try validateFPS(fps)
     guard (0...1).contains(minFaceSize) else { throw ValidationError("--min-face-size must be in 0...1") }
     guard maxFaces >= 1 else { throw ValidationError("--max-faces must be at least 1") }
@@ -72,7 +76,7 @@ struct Analyze: ParsableCommand {
     let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
     let reporter = Reporter(format: output ?? .automatic, total: frames.count)
     var options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task"),
+      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
       classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)

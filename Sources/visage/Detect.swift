@@ -41,6 +41,9 @@ struct Detect: ParsableCommand {
   @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
   var fps: Double?
 
+  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
+  var threads = 1
+
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
 
@@ -48,6 +51,7 @@ struct Detect: ParsableCommand {
   var annotate: String?
 
   func validate() throws {
+    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
     try validateFPS(fps)
     guard (0...1).contains(minDetectionConfidence), (0...1).contains(minSuppressionThreshold) else {
       throw ValidationError("--min-detection-confidence and --min-suppression-threshold must be in 0...1")
@@ -59,7 +63,7 @@ struct Detect: ParsableCommand {
     let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
     let reporter = Reporter(format: output ?? .automatic, total: frames.count)
     var options = FaceDetectorOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath()),
+      baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath(), threadCount: threads),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
       minSuppressionThreshold: minSuppressionThreshold)
     do {

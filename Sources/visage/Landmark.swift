@@ -58,6 +58,9 @@ struct Landmark: ParsableCommand {
   @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
   var fps: Double?
 
+  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
+  var threads = 1
+
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
 
@@ -65,6 +68,7 @@ struct Landmark: ParsableCommand {
   var annotate: String?
 
   func validate() throws {
+    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
     try validateFPS(fps)
     guard numFaces >= 1 else { throw ValidationError("--num-faces must be at least 1") }
     for (name, value) in [
@@ -78,7 +82,7 @@ struct Landmark: ParsableCommand {
   func run() throws {
     let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
     let reporter = Reporter(format: output ?? .automatic, total: frames.count)
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task"))
+    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = minFaceDetectionConfidence

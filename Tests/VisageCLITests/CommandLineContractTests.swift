@@ -73,6 +73,14 @@ import VisageTestSupport
     #expect(Set(bare.keys) == ["frame", "headEulerAngleX", "headEulerAngleY", "headEulerAngleZ"])
   }
 
+  /// `--threads` changes the speed, never the numbers.
+  @Test func threadsGiveTheSameResults() throws {
+    let arguments = ["landmark", Self.astronaut, "--blendshapes", "--transformation-matrices", "--output", "json"]
+    let one = try CLI.run(arguments), two = try CLI.run(arguments + ["--threads", "2"])
+    #expect(one.status == 0 && two.status == 0 && !one.stdout.isEmpty)
+    #expect(one.stdout == two.stdout)
+  }
+
   /// Without the flags the optional arrays are absent, as the contract's comments say.
   @Test func optionalFieldsOnlyWhenAsked() throws {
     let line = try #require(try CLI.run(["landmark", Self.astronaut, "--output", "json"]).jsonLines().first)
@@ -97,7 +105,7 @@ import VisageTestSupport
     ["landmark", "--min-face-presence-confidence", "1.5", astronaut], ["detect", "--running-mode", "sideways", astronaut],
     ["landmark", astronaut, "--paths-from", "-"], ["landmark"], ["detect", astronaut, "-"],
     ["analyze", "--min-face-size", "2", astronaut], ["analyze", "--performance", "slow", astronaut],
-    ["analyze", "--running-mode", "live-stream", astronaut],
+    ["analyze", "--running-mode", "live-stream", astronaut], ["landmark", "--threads", "0", astronaut],
   ]) func usageErrorsExitWithTwo(arguments: [String]) throws {
     let run = try CLI.run(arguments)
     #expect(run.status == 2, "\(arguments): \(run.stderr)")
