@@ -20,11 +20,7 @@ struct Analyze: ParsableCommand {
         visage analyze --running-mode video --tracking --fps 25 frames/*.png
       """)
 
-  @Argument(help: "PNG or JPEG images; in video mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
-  var images: [String] = []
-
-  @Option(help: "Read image paths one per line from this file, or - for standard input.")
-  var pathsFrom: String?
+  @OptionGroup var io: FrameOptions
 
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
@@ -53,30 +49,15 @@ struct Analyze: ParsableCommand {
   @Option(help: "image or video.")
   var runningMode: AnalyzeRunningMode = .image
 
-  @Option(help: "Frame rate for video timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
-  var fps: Double?
-
-  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
-  var threads = 1
-
-  @Option(help: "json or text (text on a terminal).")
-  var output: OutputFormat?
-
-  @Option(help: "Write a PNG with frames, contours and landmarks drawn (a folder when several inputs).")
-  var annotate: String?
-
   func validate() throws {
-    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
-    try validateFPS(fps)
     guard (0...1).contains(minFaceSize) else { throw ValidationError("--min-face-size must be in 0...1") }
     guard maxFaces >= 1 else { throw ValidationError("--max-faces must be at least 1") }
   }
 
   func run() throws {
-    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
-    let reporter = Reporter(format: output ?? .automatic, total: frames.count)
+    let (frames, reporter) = try io.open()
     var options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: threads),
+      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
       classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)
@@ -88,24 +69,15 @@ struct Analyze: ParsableCommand {
     do { analyzer = try FaceAnalyzer(options: options) } catch let error as VisionTaskError {
       throw ValidationError("\(error)")
     }
-    while let frame = frames.next() {
-      do {
-        let image = try frame.image.get()
-        let faces =
-          runningMode == .image
-          ? try analyzer.analyze(image: image)
-          : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: frames.timestamp(frame.index))
-        try report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
-      } catch {
-        reporter.fail(source: frame.source, error: error)
-      }
-    }
+    processEach(frames, reporter: reporter) { image, timestamp in
+      runningMode == .image ? try analyzer.analyze(image: image) : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
+    } report: { faces, frame, image in try report(faces, frame: frame, image: image, frames: frames, reporter: reporter) }
     try reporter.finish()
   }
 
   private func report(_ faces: [Face], frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
     let source = frame.source
-    if let annotate {
+    if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(faces)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
@@ -157,34 +129,5 @@ extension JSON {
     if let right = face.rightEyeOpenProbability { fields.append(("rightEyeOpenProbability", .float(right))) }
     if let id = face.trackingID { fields.append(("trackingID", .int(id))) }
     return .object(fields)
-  }
-}
-
-extension Canvas {
-  /// Frames in green, contours as cyan lines, landmarks as red dots.
-  mutating func draw(_ faces: [Face]) {
-    for face in faces {
-      let f = face.frame
-      strokeRect(x: Int(f.minX), y: Int(f.minY), width: Int(f.width.rounded()), height: Int(f.height.rounded()), color: (0, 255, 0))
-      for contour in face.contours {
-        let closed = contour.type == .face || contour.type == .leftEye || contour.type == .rightEye
-        let ends = closed ? contour.points + [contour.points[0]] : contour.points
-        for (a, b) in zip(ends, ends.dropFirst()) { line(from: a, to: b, color: (0, 220, 255)) }
-        if contour.points.count == 1 { dot(x: contour.points[0].x, y: contour.points[0].y, color: (0, 220, 255)) }
-      }
-      for landmark in face.landmarks { dot(x: landmark.position.x, y: landmark.position.y, color: (255, 40, 40)) }
-    }
-  }
-
-  /// A straight line one pixel wide (thicker on big images) between two points in pixels.
-  mutating func line(from a: CGPoint, to b: CGPoint, color: (UInt8, UInt8, UInt8)) {
-    guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite, abs(a.x) + abs(a.y) + abs(b.x) + abs(b.y) < 1e7 else { return }
-    let steps = max(1, Int(max(abs(b.x - a.x), abs(b.y - a.y)).rounded(.up)))
-    let half = max(0, lineWidth / 2 - 1)
-    for s in 0...steps {
-      let t = CGFloat(s) / CGFloat(steps)
-      let (x, y) = (Int((a.x + (b.x - a.x) * t).rounded()), Int((a.y + (b.y - a.y) * t).rounded()))
-      fill(x0: x - half, y0: y - half, x1: x + half + 1, y1: y + half + 1, color: color)
-    }
   }
 }

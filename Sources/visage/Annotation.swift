@@ -106,3 +106,22 @@ extension Canvas {
     }
   }
 }
+
+extension Canvas {
+  /// Frames in green, contours as cyan lines, landmarks as red dots.
+  mutating func draw(_ faces: [Face]) {
+    for face in faces {
+      let f = face.frame
+      strokeRect(x: Int(f.minX), y: Int(f.minY), width: Int(f.width.rounded()), height: Int(f.height.rounded()), color: (0, 255, 0))
+      for contour in face.contours {
+        let closed = contour.type == .face || contour.type == .leftEye || contour.type == .rightEye
+        let ends = closed ? contour.points + [contour.points[0]] : contour.points
+        for (a, b) in zip(ends, ends.dropFirst()) {
+          line(from: (Double(a.x), Double(a.y)), to: (Double(b.x), Double(b.y)), thickness: max(1, lineWidth - 1), color: (0, 220, 255))
+        }
+        if contour.points.count == 1 { dot(x: contour.points[0].x, y: contour.points[0].y, color: (0, 220, 255)) }
+      }
+      for landmark in face.landmarks { dot(x: landmark.position.x, y: landmark.position.y, color: (255, 40, 40)) }
+    }
+  }
+}

@@ -17,11 +17,7 @@ struct Detect: ParsableCommand {
         visage detect --running-mode video --fps 25 frames/*.png
       """)
 
-  @Argument(help: "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
-  var images: [String] = []
-
-  @Option(help: "Read image paths one per line from this file, or - for standard input.")
-  var pathsFrom: String?
+  @OptionGroup var io: FrameOptions
 
   @Option(help: "A detector .tflite or a .task bundle (default: the bundled short-range detector).")
   var model: String?
@@ -38,21 +34,7 @@ struct Detect: ParsableCommand {
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
-  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
-  var fps: Double?
-
-  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
-  var threads = 1
-
-  @Option(help: "json or text (text on a terminal).")
-  var output: OutputFormat?
-
-  @Option(help: "Write a PNG with boxes and keypoints drawn (a folder when several inputs).")
-  var annotate: String?
-
   func validate() throws {
-    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
-    try validateFPS(fps)
     guard (0...1).contains(minDetectionConfidence), (0...1).contains(minSuppressionThreshold) else {
       throw ValidationError("--min-detection-confidence and --min-suppression-threshold must be in 0...1")
     }
@@ -60,41 +42,16 @@ struct Detect: ParsableCommand {
   }
 
   func run() throws {
-    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
-    let reporter = Reporter(format: output ?? .automatic, total: frames.count)
+    let (frames, reporter) = try io.open()
     var options = FaceDetectorOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath(), threadCount: threads),
+      baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath(), threadCount: io.threads),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
       minSuppressionThreshold: minSuppressionThreshold)
     do {
-      switch runningMode {
-      case .image, .video:
-        let detector = try FaceDetector(options: options)
-        while let frame = frames.next() {
-          do {
-            let image = try frame.image.get()
-            let result =
-              runningMode == .image
-              ? try detector.detect(image: image)
-              : try detector.detect(videoFrame: image, timestampInMilliseconds: frames.timestamp(frame.index))
-            try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
-          } catch {
-            reporter.fail(source: frame.source, error: error)
-          }
-        }
-      case .liveStream:
-        let live = LiveStreamOutput<FaceDetectorResult>(
-          frames: frames, reporter: reporter,
-          report: { frame, image, result in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) },
-          dropped: { frame, image in
-            reporter.emit(
-              .object(frameFields(frame, image, timestampMs: frames.timestamp(frame.index)) + [("dropped", .bool(true)), ("detections", .array([]))]),
-              text: "\(frame.source): dropped (the detector was busy)")
-          })
-        options.liveStreamHandler = { result, timestamp, error in live.deliver(result, timestampMs: timestamp, error: error) }
-        let detector = try FaceDetector(options: options)
-        live.run(frames, submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) }, waitUntilIdle: detector.waitUntilIdle)
-      }
+      try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") { handler -> FaceDetector in
+        options.liveStreamHandler = handler
+        return try FaceDetector(options: options)
+      } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
     } catch let error as VisionTaskError {
       throw ValidationError("\(error)")
     }
@@ -102,7 +59,7 @@ struct Detect: ParsableCommand {
   }
 
   private func report(_ result: FaceDetectorResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
-    if let annotate {
+    if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
@@ -126,10 +83,6 @@ func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(S
   return fields
 }
 
-/// `--fps` must be a positive, finite number when given.
-func validateFPS(_ fps: Double?) throws {
-  if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be positive") }
-}
 
 /// `--range`: which bundled detector.
 enum DetectorRange: String, ExpressibleByArgument, CaseIterable {

@@ -19,11 +19,7 @@ struct Landmark: ParsableCommand {
         find photos -name '*.jpg' | visage landmark --paths-from - --output json > faces.jsonl
       """)
 
-  @Argument(help: "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
-  var images: [String] = []
-
-  @Option(help: "Read image paths one per line from this file, or - for standard input.")
-  var pathsFrom: String?
+  @OptionGroup var io: FrameOptions
 
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
@@ -55,21 +51,7 @@ struct Landmark: ParsableCommand {
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
-  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
-  var fps: Double?
-
-  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
-  var threads = 1
-
-  @Option(help: "json or text (text on a terminal).")
-  var output: OutputFormat?
-
-  @Option(help: "Write a PNG with the face mesh, contours and irises drawn (a folder when several inputs).")
-  var annotate: String?
-
   func validate() throws {
-    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
-    try validateFPS(fps)
     guard numFaces >= 1 else { throw ValidationError("--num-faces must be at least 1") }
     for (name, value) in [
       ("--min-face-detection-confidence", minFaceDetectionConfidence), ("--min-face-presence-confidence", minFacePresenceConfidence),
@@ -80,9 +62,8 @@ struct Landmark: ParsableCommand {
   }
 
   func run() throws {
-    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
-    let reporter = Reporter(format: output ?? .automatic, total: frames.count)
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: threads))
+    let (frames, reporter) = try io.open()
+    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: io.threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = minFaceDetectionConfidence
@@ -93,34 +74,10 @@ struct Landmark: ParsableCommand {
     options.landmarkSmoothing = smoothing.value
     if detectorRange == .full { options.faceDetectorModelAssetPath = try detectorRange.bundledPath() }
     do {
-      switch runningMode {
-      case .image, .video:
-        let landmarker = try FaceLandmarker(options: options)
-        while let frame = frames.next() {
-          do {
-            let image = try frame.image.get()
-            let result =
-              runningMode == .image
-              ? try landmarker.detect(image: image)
-              : try landmarker.detect(videoFrame: image, timestampInMilliseconds: frames.timestamp(frame.index))
-            try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
-          } catch {
-            reporter.fail(source: frame.source, error: error)
-          }
-        }
-      case .liveStream:
-        let live = LiveStreamOutput<FaceLandmarkerResult>(
-          frames: frames, reporter: reporter,
-          report: { frame, image, result in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) },
-          dropped: { frame, image in
-            reporter.emit(
-              .object(frameFields(frame, image, timestampMs: frames.timestamp(frame.index)) + [("dropped", .bool(true)), ("faceLandmarks", .array([]))]),
-              text: "\(frame.source): dropped (the landmarker was busy)")
-          })
-        options.liveStreamHandler = { result, timestamp, error in live.deliver(result, timestampMs: timestamp, error: error) }
-        let landmarker = try FaceLandmarker(options: options)
-        live.run(frames, submit: { try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1) }, waitUntilIdle: landmarker.waitUntilIdle)
-      }
+      try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") { handler -> FaceLandmarker in
+        options.liveStreamHandler = handler
+        return try FaceLandmarker(options: options)
+      } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
     } catch let error as VisionTaskError {
       throw ValidationError("\(error)")
     }
@@ -128,7 +85,7 @@ struct Landmark: ParsableCommand {
   }
 
   private func report(_ result: FaceLandmarkerResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
-    if let annotate {
+    if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))

@@ -21,16 +21,22 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   private let dropped: (Frame, VisionImage) -> Void
   private let timestamp: (Int) -> Int
 
-  /// `report` writes one processed frame, `dropped` one skipped frame; both are called with
-  /// the output lock held, one at a time.
+  /// `report` writes one processed frame; a dropped frame gets a line with
+  /// `"dropped": true` and an empty `resultsKey` array. Both are written with the output
+  /// lock held, one at a time. `taskName` names the task in text output.
   init(
-    frames: InputFrames, reporter: Reporter, report: @escaping (Frame, VisionImage, Result) throws -> Void,
-    dropped: @escaping (Frame, VisionImage) -> Void
+    frames: InputFrames, reporter: Reporter, resultsKey: String, taskName: String,
+    report: @escaping (Frame, VisionImage, Result) throws -> Void
   ) {
     self.reporter = reporter
     self.report = report
-    self.dropped = dropped
-    timestamp = frames.timestamp
+    let timestamp = frames.timestamp
+    self.timestamp = timestamp
+    dropped = { frame, image in
+      reporter.emit(
+        .object(frameFields(frame, image, timestampMs: timestamp(frame.index)) + [("dropped", .bool(true)), (resultsKey, .array([]))]),
+        text: "\(frame.source): dropped (the \(taskName) was busy)")
+    }
   }
 
   /// Reads every frame, waits until it is due, and hands it over with `submit`; then waits

@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// The options `detect`, `landmark` and `analyze` share: where the frames come from, the
+/// frame rate, threads, and how results are written.
+struct FrameOptions: ParsableArguments {
+  @Argument(help: "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
+  var images: [String] = []
+
+  @Option(help: "Read image paths one per line from this file, or - for standard input.")
+  var pathsFrom: String?
+
+  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
+  var fps: Double?
+
+  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
+  var threads = 1
+
+  @Option(help: "json or text (text on a terminal).")
+  var output: OutputFormat?
+
+  @Option(help: "Write a PNG with the results drawn (a folder when several inputs).")
+  var annotate: String?
+
+  func validate() throws {
+    if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be positive") }
+    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
+  }
+
+  /// The inputs, and the reporter that writes one line per input.
+  func open() throws -> (InputFrames, Reporter) {
+    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
+    return (frames, Reporter(format: output ?? .automatic, total: frames.count))
+  }
+}

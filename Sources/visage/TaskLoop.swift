@@ -1,0 +1,55 @@
+import Visage
+
+/// What `detect` and `landmark` call on their task: `FaceDetector` and `FaceLandmarker`
+/// name these methods alike, as MediaPipe does.
+protocol FrameTask: AnyObject {
+  associatedtype Result
+  func detect(image: VisionImage) throws -> Result
+  func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> Result
+  func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws
+  func waitUntilIdle()
+}
+
+extension FaceDetector: FrameTask {}
+extension FaceLandmarker: FrameTask {}
+
+/// Runs a task over every input in the running mode asked for and reports each result in
+/// input order. `make` builds the task, given the live-stream handler to install (nil in
+/// image and video mode). In live-stream mode a dropped frame gets a `"dropped": true` line
+/// with an empty `resultsKey` array.
+func runTask<Task: FrameTask>(
+  _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, resultsKey: String, taskName: String,
+  make: (_ liveStreamHandler: (@Sendable (Task.Result?, Int, (any Error)?) -> Void)?) throws -> Task,
+  report: @escaping (Task.Result, Frame, VisionImage) throws -> Void
+) throws {
+  switch mode {
+  case .image, .video:
+    let task = try make(nil)
+    processEach(frames, reporter: reporter) { image, timestamp in
+      mode == .image ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+    } report: { result, frame, image in try report(result, frame, image) }
+  case .liveStream:
+    let live = LiveStreamOutput<Task.Result>(frames: frames, reporter: reporter, resultsKey: resultsKey, taskName: taskName) {
+      frame, image, result in try report(result, frame, image)
+    }
+    let task = try make { live.deliver($0, timestampMs: $1, error: $2) }
+    live.run(frames, submit: { try task.detectAsync(image: $0, timestampInMilliseconds: $1) }, waitUntilIdle: task.waitUntilIdle)
+  }
+}
+
+/// Image and video mode: runs `process` on each frame in order, with the frame's timestamp,
+/// and reports the result; a frame that cannot be decoded or processed gets an error line
+/// and the loop goes on.
+func processEach<Result>(
+  _ frames: InputFrames, reporter: Reporter, process: (VisionImage, Int) throws -> Result,
+  report: (Result, Frame, VisionImage) throws -> Void
+) {
+  while let frame = frames.next() {
+    do {
+      let image = try frame.image.get()
+      try report(process(image, frames.timestamp(frame.index)), frame, image)
+    } catch {
+      reporter.fail(source: frame.source, error: error)
+    }
+  }
+}
