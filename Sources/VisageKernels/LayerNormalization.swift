@@ -17,51 +17,89 @@ public enum LayerNormalization {
     _ input: UnsafePointer<Float>, rows: Int, channels: Int, gamma: UnsafePointer<Float>,
     epsilon: Float, output: UnsafeMutablePointer<Float>, transposedRows: Int? = nil
   ) {
-    let count = Float(channels)
+    if let block = transposedRows {
+      return transposed(input, rows: rows, block: block, channels: channels, gamma: gamma, epsilon: epsilon, output: output)
+    }
     for r in 0..<rows {
       let x = input + r * channels
-      let mean = Reduction.contiguousSum(x, count: channels) / count
-      // The sum of squared differences, accumulated as `contiguousSum` would add them.
-      var accumulator = Vector.zero
-      let splatMean = Vector(repeating: mean)
+      let (scale, negated) = statistics(x, channels: channels, epsilon: epsilon)
+      let out = output + r * channels
+      let (splatScale, splatNegated) = (Vector(repeating: scale), Vector(repeating: negated))
       var i = 0
       while i + 8 <= channels {
-        let d = x.vector(at: i) - splatMean
-        accumulator += d * d
+        let s = splatScale * gamma.vector(at: i)
+        out.store(x.vector(at: i) * s + splatNegated * s, at: i)
         i += 8
       }
-      var total = accumulator.sum()
       while i < channels {
-        let d = x[i] - mean
-        total += d * d
+        let s = scale * gamma[i]
+        out[i] = x[i] * s + negated * s
         i += 1
       }
-      let variance = total / count
-      let scale = 1 / (variance + epsilon).squareRoot()
-      let negated = -mean
-      if let block = transposedRows {
-        let group = r / block
-        let within = r - group * block
-        let out = output + group * block * channels + within
+    }
+  }
+
+  /// The transposed variant: eight rows at a time, so each channel's eight outputs are
+  /// one contiguous store.
+  private static func transposed(
+    _ input: UnsafePointer<Float>, rows: Int, block: Int, channels: Int, gamma: UnsafePointer<Float>,
+    epsilon: Float, output: UnsafeMutablePointer<Float>
+  ) {
+    var scales = Vector.zero
+    var negations = Vector.zero
+    var group = 0
+    while group < rows {
+      let x = input + group * channels
+      let out = output + group * channels
+      var r = 0
+      while r + 8 <= block {
+        for k in 0..<8 {
+          (scales[k], negations[k]) = statistics(x + (r + k) * channels, channels: channels, epsilon: epsilon)
+        }
+        let rowsX = x + r * channels
+        for c in 0..<channels {
+          var values = Vector.zero
+          for k in 0..<8 { values[k] = rowsX[k * channels + c] }
+          let s = scales * Vector(repeating: gamma[c])
+          out.store(values * s + negations * s, at: c * block + r)
+        }
+        r += 8
+      }
+      while r < block {
+        let row = x + r * channels
+        let (scale, negated) = statistics(row, channels: channels, epsilon: epsilon)
         for c in 0..<channels {
           let s = scale * gamma[c]
-          out[c * block] = x[c] * s + negated * s
+          out[c * block + r] = row[c] * s + negated * s
         }
-      } else {
-        let out = output + r * channels
-        let (splatScale, splatNegated) = (Vector(repeating: scale), Vector(repeating: negated))
-        i = 0
-        while i + 8 <= channels {
-          let s = splatScale * gamma.vector(at: i)
-          out.store(x.vector(at: i) * s + splatNegated * s, at: i)
-          i += 8
-        }
-        while i < channels {
-          let s = scale * gamma[i]
-          out[i] = x[i] * s + negated * s
-          i += 1
-        }
+        r += 1
       }
+      group += block
     }
+  }
+
+  /// 1 / √(variance + ε) and −mean of one row, rounded as MEAN, SQUARED_DIFFERENCE, MEAN,
+  /// ADD, RSQRT and NEG round them.
+  @inline(__always)
+  private static func statistics(_ x: UnsafePointer<Float>, channels: Int, epsilon: Float) -> (Float, Float) {
+    let count = Float(channels)
+    let mean = Reduction.contiguousSum(x, count: channels) / count
+    // The sum of squared differences, accumulated as `contiguousSum` would add them.
+    var accumulator = Vector.zero
+    let splatMean = Vector(repeating: mean)
+    var i = 0
+    while i + 8 <= channels {
+      let d = x.vector(at: i) - splatMean
+      accumulator += d * d
+      i += 8
+    }
+    var total = accumulator.sum()
+    while i < channels {
+      let d = x[i] - mean
+      total += d * d
+      i += 1
+    }
+    let variance = total / count
+    return (1 / (variance + epsilon).squareRoot(), -mean)
   }
 }
