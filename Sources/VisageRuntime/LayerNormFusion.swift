@@ -9,9 +9,11 @@
 /// optionally followed by a TRANSPOSE swapping y's last two dimensions, which the fused
 /// operator then writes directly. Each intermediate must be read only inside the pattern
 /// and not be a graph output; the fused operator rounds every value as the separate
-/// operators do, so outputs are unchanged.
+/// operators do, so outputs are unchanged. Then a TRANSPOSE of the last two dimensions
+/// feeding only an ADD becomes one TRANSPOSE that adds (`foldingTransposeAdds`).
 extension Graph {
-  /// This graph with every recognized layer normalization fused into one operator.
+  /// This graph with every recognized layer normalization fused into one operator, and
+  /// every TRANSPOSE → ADD into one TRANSPOSE.
   public func fusingLayerNorms() -> Graph {
     var readers: [Int: [Int]] = [:]
     for (index, node) in nodes.enumerated() {
@@ -29,6 +31,40 @@ extension Graph {
         inputs: [node.inputs[0], match.gamma], output: match.output,
         location: match.nodes.sorted().map { nodes[$0].location }.joined(separator: " + "))
       for n in match.nodes where n != last { removed.insert(n) }
+    }
+    var graph = self
+    graph.nodes = nodes.indices.filter { !removed.contains($0) }.map { replaced[$0] ?? nodes[$0] }
+    return graph.foldingTransposeAdds()
+  }
+
+  /// A TRANSPOSE swapping the last two dimensions whose output only feeds an ADD (no
+  /// activation) of a tensor of the same shape becomes one TRANSPOSE that adds it, at the
+  /// ADD's place (the blendshapes model's token-mixing blocks end CONV_2D → TRANSPOSE →
+  /// residual ADD).
+  private func foldingTransposeAdds() -> Graph {
+    var readers: [Int: [Int]] = [:]
+    for (index, node) in nodes.enumerated() {
+      for id in Set(node.inputs) { readers[id, default: []].append(index) }
+    }
+    let exposed = Set(outputs)
+    var replaced: [Int: Node] = [:]
+    var removed = Set<Int>()
+    for (index, node) in nodes.enumerated() {
+      guard let transpose = node.op as? Transpose, transpose.swapsLastTwo, !transpose.addsResidual,
+        node.inputs.count == 1, !exposed.contains(node.output),
+        let r = readers[node.output], r.count == 1, replaced[r[0]] == nil, !removed.contains(r[0])
+      else { continue }
+      let add = nodes[r[0]]
+      guard let binary = add.op as? Binary, binary.function == .add, binary.clamp.isNone,
+        add.inputs.count == 2, add.inputs[0] != add.inputs[1]
+      else { continue }
+      let residual = add.inputs[0] == node.output ? add.inputs[1] : add.inputs[0]
+      guard tensors[residual].shape == tensors[node.output].shape, tensors[add.output].shape == tensors[node.output].shape
+      else { continue }
+      replaced[r[0]] = Node(
+        op: Transpose(permutation: transpose.permutation, addsResidual: true),
+        inputs: [node.inputs[0], residual], output: add.output, location: "\(node.location) + \(add.location)")
+      removed.insert(index)
     }
     var graph = self
     graph.nodes = nodes.indices.filter { !removed.contains($0) }.map { replaced[$0] ?? nodes[$0] }

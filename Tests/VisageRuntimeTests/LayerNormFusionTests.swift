@@ -4,8 +4,9 @@ import VisageTFLite
 import VisageTestSupport
 
 /// `Graph.fusingLayerNorms()`: the ten-operator layer normalization becomes one LAYER_NORM
-/// whose outputs are bit-identical to the separate optimized operators' (the unfused graph
-/// stays the reference twin: `preservingAllTensors` runs it).
+/// and TRANSPOSE → ADD one TRANSPOSE that adds, with outputs bit-identical to the separate
+/// optimized operators' (the unfused graph stays the reference twin: `preservingAllTensors`
+/// runs it).
 @Suite struct LayerNormFusionTests {
   /// x → the spelled-out layer normalization over x's last dimension → optionally a
   /// TRANSPOSE of the last two dimensions; `exposeMean` also makes the first MEAN an output.
@@ -73,12 +74,43 @@ import VisageTestSupport
     try expectSameOutputs(g.graph)
   }
 
+  /// x → TRANSPOSE (last two swapped) → ADD of y (either operand order), optionally with
+  /// the transposed tensor also an output.
+  static func transposeThenAdd(_ shape: [Int], residualFirst: Bool, exposeTranspose: Bool = false) -> GraphSketch {
+    var g = GraphSketch()
+    let rank = shape.count
+    var swapped = shape
+    swapped.swapAt(rank - 1, rank - 2)
+    let x = g.input("x", Shape(shape))
+    let y = g.input("y", Shape(swapped))
+    let t = g.node(Transpose(permutation: Array(0..<(rank - 2)) + [rank - 1, rank - 2]), [x], "t", Shape(swapped))
+    let sum = g.node(Binary(.add), residualFirst ? [y, t] : [t, y], "sum", Shape(swapped))
+    g.outputs = exposeTranspose ? [sum, t] : [sum]
+    return g
+  }
+
+  @Test(arguments: [[1, 1, 64, 97], [3, 5], [2, 9, 4], [1, 16, 8], [1, 1], [2, 3, 17, 7]])
+  func transposeThenAddFoldsAndMatches(_ shape: [Int]) throws {
+    for residualFirst in [false, true] {
+      let g = Self.transposeThenAdd(shape, residualFirst: residualFirst)
+      let fused = g.graph.fusingLayerNorms()
+      #expect(fused.nodes.count == 1, "\(shape)")
+      #expect((fused.nodes.first?.op as? Transpose)?.addsResidual == true)
+      #expect(fused.nodes.first?.output == g.outputs[0])
+      try expectSameOutputs(g.graph, referenceTolerance: .exact)
+    }
+    let exposed = Self.transposeThenAdd(shape, residualFirst: false, exposeTranspose: true)
+    #expect(exposed.graph.fusingLayerNorms().nodes.count == 2)
+    try expectSameOutputs(exposed.graph, referenceTolerance: .exact)
+  }
+
   @Test func blendshapesModelFusesEveryLayerNormAndKeepsItsValues() throws {
     let model = try BundledModel.faceBlendshapes.load()
     let fused = model.graph.fusingLayerNorms()
     let norms = fused.nodes.compactMap { $0.op as? LayerNorm }
     #expect(norms.count == 8)
     #expect(norms.filter(\.transposesOutput).count == 4)
+    #expect(fused.nodes.filter { ($0.op as? Transpose)?.addsResidual == true }.count == 4)
     try expectSameOutputs(model.graph, referenceTolerance: .model)
   }
 }
