@@ -109,3 +109,39 @@ public enum Layout {
     }
   }
 }
+
+extension Layout {
+  /// Swaps the last two dimensions of `batches` blocks of `rows` × `columns` values:
+  /// output[b][c][r] = input[b][r][c], plus `residual[b][c][r]` when given (a following
+  /// ADD folded in; each output is one addition, as the ADD computes it). Eight rows at a
+  /// time, so each output row gets contiguous eight-value stores.
+  public static func transposeLastTwo(
+    _ input: UnsafePointer<Float>, batches: Int, rows: Int, columns: Int,
+    residual: UnsafePointer<Float>? = nil, output: UnsafeMutablePointer<Float>
+  ) {
+    let size = rows * columns
+    for b in 0..<batches {
+      let x = input + b * size
+      let out = output + b * size
+      let extra = residual.map { $0 + b * size }
+      var r = 0
+      while r + 8 <= rows {
+        let block = x + r * columns
+        for c in 0..<columns {
+          var values = Vector.zero
+          for k in 0..<8 { values[k] = block[k * columns + c] }
+          if let extra { values = values + extra.vector(at: c * rows + r) }
+          out.store(values, at: c * rows + r)
+        }
+        r += 8
+      }
+      while r < rows {
+        for c in 0..<columns {
+          let value = x[r * columns + c]
+          out[c * rows + r] = extra.map { value + $0[c * rows + r] } ?? value
+        }
+        r += 1
+      }
+    }
+  }
+}

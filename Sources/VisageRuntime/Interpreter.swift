@@ -35,12 +35,12 @@ public final class Interpreter {
     graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false,
     pool: ThreadPool? = nil
   ) throws(RuntimeError) {
-    // Folding activations into convolutions removes intermediate tensors, so keep them
-    // when asked to preserve every tensor; the reference runs the graph as written. The
+    // Fusing layer normalizations and folding activations into convolutions removes
+    // intermediate tensors, so keep them when asked to preserve every tensor; the reference runs the graph as written. The
     // graph as given is checked first, because fusion trusts its tensor ids.
     var shapes = try Self.inferShapes(graph)
     let fuse = implementation != .reference && !preservingAllTensors
-    let graph = fuse ? graph.fusingActivations() : graph
+    let graph = fuse ? graph.fusingLayerNorms().fusingActivations() : graph
     if fuse { shapes = try Self.inferShapes(graph) }
     self.graph = graph
     self.implementation = implementation

@@ -1,0 +1,153 @@
+/// Replaces layer normalizations spelled out in ten operators with one `LayerNorm`.
+///
+/// The pattern, over the last dimension of x (as TFLite converts a Keras LayerNormalization
+/// without β, the MLP-mixer blocks of the blendshapes model):
+///
+///     m = MEAN(x) · n = NEG(m) · d = SQUARED_DIFFERENCE(x, m) · v = MEAN(d)
+///     r = RSQRT(ADD(v, ε)) · s = MUL(r, γ) · y = ADD(MUL(x, s), MUL(n, s))
+///
+/// optionally followed by a TRANSPOSE swapping y's last two dimensions, which the fused
+/// operator then writes directly. Each intermediate must be read only inside the pattern
+/// and not be a graph output; the fused operator rounds every value as the separate
+/// operators do, so outputs are unchanged. Then a TRANSPOSE of the last two dimensions
+/// feeding only an ADD becomes one TRANSPOSE that adds (`foldingTransposeAdds`).
+extension Graph {
+  /// This graph with every recognized layer normalization fused into one operator, and
+  /// every TRANSPOSE → ADD into one TRANSPOSE.
+  public func fusingLayerNorms() -> Graph {
+    var readers: [Int: [Int]] = [:]
+    for (index, node) in nodes.enumerated() {
+      for id in Set(node.inputs) { readers[id, default: []].append(index) }
+    }
+    let exposed = Set(outputs)
+    var replaced: [Int: Node] = [:]
+    var removed = Set<Int>()
+    for (index, node) in nodes.enumerated() where !removed.contains(index) {
+      guard let match = matchLayerNorm(at: index, node, readers, exposed) else { continue }
+      if match.nodes.contains(where: { removed.contains($0) || replaced[$0] != nil }) { continue }
+      let last = match.nodes.max()!
+      replaced[last] = Node(
+        op: LayerNorm(epsilon: match.epsilon, transposesOutput: match.transposes),
+        inputs: [node.inputs[0], match.gamma], output: match.output,
+        location: match.nodes.sorted().map { nodes[$0].location }.joined(separator: " + "))
+      for n in match.nodes where n != last { removed.insert(n) }
+    }
+    var graph = self
+    graph.nodes = nodes.indices.filter { !removed.contains($0) }.map { replaced[$0] ?? nodes[$0] }
+    return graph.foldingTransposeAdds()
+  }
+
+  /// A TRANSPOSE swapping the last two dimensions whose output only feeds an ADD (no
+  /// activation) of a tensor of the same shape becomes one TRANSPOSE that adds it, at the
+  /// ADD's place (the blendshapes model's token-mixing blocks end CONV_2D → TRANSPOSE →
+  /// residual ADD).
+  private func foldingTransposeAdds() -> Graph {
+    var readers: [Int: [Int]] = [:]
+    for (index, node) in nodes.enumerated() {
+      for id in Set(node.inputs) { readers[id, default: []].append(index) }
+    }
+    let exposed = Set(outputs)
+    var replaced: [Int: Node] = [:]
+    var removed = Set<Int>()
+    for (index, node) in nodes.enumerated() {
+      guard let transpose = node.op as? Transpose, transpose.swapsLastTwo, !transpose.addsResidual,
+        node.inputs.count == 1, !exposed.contains(node.output),
+        let r = readers[node.output], r.count == 1, replaced[r[0]] == nil, !removed.contains(r[0])
+      else { continue }
+      let add = nodes[r[0]]
+      guard let binary = add.op as? Binary, binary.function == .add, binary.clamp.isNone,
+        add.inputs.count == 2, add.inputs[0] != add.inputs[1]
+      else { continue }
+      let residual = add.inputs[0] == node.output ? add.inputs[1] : add.inputs[0]
+      guard tensors[residual].shape == tensors[node.output].shape, tensors[add.output].shape == tensors[node.output].shape
+      else { continue }
+      replaced[r[0]] = Node(
+        op: Transpose(permutation: transpose.permutation, addsResidual: true),
+        inputs: [node.inputs[0], residual], output: add.output, location: "\(node.location) + \(add.location)")
+      removed.insert(index)
+    }
+    var graph = self
+    graph.nodes = nodes.indices.filter { !removed.contains($0) }.map { replaced[$0] ?? nodes[$0] }
+    return graph
+  }
+
+  private struct LayerNormMatch {
+    var nodes: [Int]
+    var gamma: Int
+    var epsilon: Float
+    var output: Int
+    var transposes: Bool
+  }
+
+  private func matchLayerNorm(
+    at meanIndex: Int, _ mean: Node, _ readers: [Int: [Int]], _ exposed: Set<Int>
+  ) -> LayerNormMatch? {
+    let x = mean.inputs.first ?? -1
+    guard isLastAxisMean(mean), constants[x] == nil else { return nil }
+    let xShape = tensors[x].shape
+    let m = mean.output
+    // The node reading `id` as its only reader, when `id` is not a graph output.
+    func soleReader(_ id: Int) -> Int? {
+      guard !exposed.contains(id), let r = readers[id], r.count == 1 else { return nil }
+      return r[0]
+    }
+    func binary(_ index: Int, _ function: BinaryFunction) -> Bool {
+      guard let op = nodes[index].op as? Binary else { return false }
+      return op.function == function && op.clamp.isNone && nodes[index].inputs.count == 2
+    }
+    /// The other input of a commutative binary node that reads `id`.
+    func other(_ index: Int, _ id: Int) -> Int? {
+      let inputs = nodes[index].inputs
+      if inputs[0] == id { return inputs[1] }
+      if inputs[1] == id { return inputs[0] }
+      return nil
+    }
+    guard !exposed.contains(m), let mReaders = readers[m], mReaders.count == 2 else { return nil }
+    guard let negIndex = mReaders.first(where: { (nodes[$0].op as? Unary)?.function == .negate }),
+      let diffIndex = mReaders.first(where: { binary($0, .squaredDifference) }),
+      nodes[negIndex].inputs == [m], nodes[diffIndex].inputs == [x, m]
+    else { return nil }
+    let n = nodes[negIndex].output
+    guard let varianceIndex = soleReader(nodes[diffIndex].output), isLastAxisMean(nodes[varianceIndex]),
+      let epsIndex = soleReader(nodes[varianceIndex].output), binary(epsIndex, .add),
+      let eps = other(epsIndex, nodes[varianceIndex].output), let epsValue = constants[eps],
+      epsValue.values.count == 1,
+      let rsqrtIndex = soleReader(nodes[epsIndex].output),
+      (nodes[rsqrtIndex].op as? Unary)?.function == .reciprocalSquareRoot,
+      let scaleIndex = soleReader(nodes[rsqrtIndex].output), binary(scaleIndex, .multiply),
+      let gamma = other(scaleIndex, nodes[rsqrtIndex].output), let gammaValue = constants[gamma],
+      gammaValue.shape.rank == 1, gammaValue.values.count == xShape.dimensions.last
+    else { return nil }
+    let s = nodes[scaleIndex].output
+    guard tensors[s].shape == xShape, !exposed.contains(s), let sReaders = readers[s], sReaders.count == 2,
+      let timesX = sReaders.first(where: { binary($0, .multiply) && other($0, s) == x && x != s }),
+      let timesN = sReaders.first(where: { $0 != timesX && binary($0, .multiply) && other($0, s) == n }),
+      soleReader(n) == timesN,
+      let sumIndex = soleReader(nodes[timesX].output), soleReader(nodes[timesN].output) == sumIndex,
+      binary(sumIndex, .add), nodes[timesX].output != nodes[timesN].output
+    else { return nil }
+    var chain = [meanIndex, negIndex, diffIndex, varianceIndex, epsIndex, rsqrtIndex, scaleIndex, timesX, timesN, sumIndex]
+    var output = nodes[sumIndex].output
+    guard tensors[output].shape == xShape else { return nil }
+    var transposes = false
+    let rank = xShape.rank
+    if rank >= 2, let t = soleReader(output), let transpose = nodes[t].op as? Transpose,
+      transpose.permutation == Array(0..<(rank - 2)) + [rank - 1, rank - 2]
+    {
+      chain.append(t)
+      output = nodes[t].output
+      transposes = true
+    }
+    return LayerNormMatch(nodes: chain, gamma: gamma, epsilon: epsValue.values[0], output: output, transposes: transposes)
+  }
+
+  /// A MEAN over the last axis only, keeping it as size 1.
+  private func isLastAxisMean(_ node: Node) -> Bool {
+    guard let reduce = node.op as? Reduce, reduce.kind == .mean, reduce.keepDimensions,
+      node.inputs.count == 1
+    else { return false }
+    let rank = tensors[node.inputs[0]].shape.rank
+    guard rank >= 1, tensors[node.inputs[0]].shape.dimensions.last! > 0 else { return false }
+    return !reduce.axes.isEmpty && reduce.axes.allSatisfy { $0 == rank - 1 || $0 == -1 }
+  }
+}
