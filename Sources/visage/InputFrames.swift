@@ -113,9 +113,11 @@ final class InputFrames {
   }
 }
 
-/// Writes an annotated copy of an input as PNG.
+/// Writes an annotated copy of an input as PNG, making its folder if need be.
 func writeAnnotation(_ canvas: Canvas, to path: String) throws {
   let png = try PNG.encode(canvas.image())
+  let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+  try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
   guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
     throw ValidationError("cannot write the annotated image '\(path)'")
   }

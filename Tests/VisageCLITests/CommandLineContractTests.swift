@@ -23,7 +23,8 @@ import VisageTestSupport
   }
 
   @Test func landmarkWritesLandmarksBlendshapesMatricesAndAnnotation() throws {
-    let annotation = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString).png"
+    // In a folder that does not exist yet, as in the README's first command.
+    let annotation = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString)/out/astronaut.png"
     let run = try CLI.run([
       "landmark", Self.astronaut, "--blendshapes", "--transformation-matrices", "--output", "json", "--annotate", annotation,
     ])
