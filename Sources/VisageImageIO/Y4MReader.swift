@@ -52,7 +52,6 @@ public final class Y4MReader {
   private let ownsFile: Bool
   private let layout: Layout
   private var planeBytes: [UInt8]
-  private var rgb: [UInt8]
 
   /// The largest accepted side, the same bound images have.
   public static var maximumDimension: Int { VisionImage.maximumDimension }
@@ -119,7 +118,6 @@ public final class Y4MReader {
     self.frameRate = rate
     self.layout = layout
     planeBytes = [UInt8](repeating: 0, count: layout.frameBytes)
-    rgb = [UInt8](repeating: 0, count: width * height * 3)
   }
 
   deinit { if ownsFile { fclose(file) } }
@@ -135,6 +133,8 @@ public final class Y4MReader {
     }
     let count = planeBytes.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
     guard count == planeBytes.count else { throw Y4MError.truncated(source: source, frame: framesRead) }
+    // A fresh buffer per frame: the image keeps it, so reusing one would copy it anyway.
+    var rgb = [UInt8](repeating: 0, count: width * height * 3)
     layout.convert(planeBytes, into: &rgb)
     framesRead += 1
     return try VisionImage(width: width, height: height, rgb: rgb)

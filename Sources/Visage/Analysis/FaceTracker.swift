@@ -43,10 +43,9 @@ struct FaceTracker {
   /// Forgets every face, so the next call starts new IDs (numbering continues).
   mutating func reset() { previous = [] }
 
+  /// The detector's box overlap, on frames in pixels.
   static func intersectionOverUnion(_ a: CGRect, _ b: CGRect) -> Double {
-    let overlap = a.intersection(b)
-    guard !overlap.isNull, overlap.width > 0, overlap.height > 0 else { return 0 }
-    let inter = Double(overlap.width * overlap.height)
-    return inter / (Double(a.width * a.height) + Double(b.width * b.height) - inter)
+    func box(_ r: CGRect) -> RawDetection.Box { (Float(r.minX), Float(r.minY), Float(r.width), Float(r.height)) }
+    return Double(NonMaxSuppression.intersectionOverUnion(box(a), box(b)))
   }
 }
