@@ -31,11 +31,15 @@ let package = Package(
 
     // MARK: Libraries
 
+    // CPU placement and spin-wait hints for the thread pool (GNU calls Swift cannot see).
+    .target(name: "CThreads"),
+
     // Maths on raw float buffers: no graphs, no file formats.
     .target(
       name: "VisageKernels",
       dependencies: [
         .target(name: "CBLAS", condition: .when(platforms: [.linux])),
+        "CThreads",
         .product(name: "RealModule", package: "swift-numerics"),
       ],
       linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),

@@ -3,7 +3,10 @@
 
 Visage is timed by `visage bench` (a release build); LiteRT (ai-edge-litert, its default
 XNNPACK path) is timed here, in-process, around `invoke()` only. Both get the same input
-values: SplitMix64(seed 42) mapped to [-1, 1), as `visage bench` fills them.
+values: SplitMix64(seed 42) mapped to [-1, 1), as `visage bench` fills them. Each model is
+timed in --rounds alternating blocks (Visage, LiteRT, Visage, ...) because this kind of
+machine has slow spells lasting seconds that one long block each would pin on one side; the
+ratio is the median of the blocks' ratios, and the spread of those ratios is printed with it.
 
 Pipeline item `detector_image`: MediaPipe 1.2.2's Tasks FaceDetector (short range, IMAGE mode,
 default options) timed around `detect()` on Tests/Fixtures/images/astronaut.png, decoded and
@@ -78,19 +81,41 @@ def stats(times_ms):
     return {"minMs": s[0], "medianMs": s[len(s) // 2], "p90Ms": p90}
 
 
-def litert(name, threads, iterations, warmup):
-    it = Interpreter(model_content=model_bytes(name), num_threads=threads)
-    it.allocate_tensors()
-    for d in it.get_input_details():
-        it.set_tensor(d["index"], splitmix64_floats(int(np.prod(d["shape"]))).reshape(d["shape"]))
-    for _ in range(warmup):
-        it.invoke()
-    times = []
-    for _ in range(iterations):
-        t0 = time.perf_counter_ns()
-        it.invoke()
-        times.append((time.perf_counter_ns() - t0) / 1e6)
-    return stats(times)
+class LiteRT:
+    """One LiteRT interpreter for a model, inputs filled, warmed up once; `time(n)` times n invokes."""
+
+    def __init__(self, name, threads, warmup):
+        self.it = Interpreter(model_content=model_bytes(name), num_threads=threads)
+        self.it.allocate_tensors()
+        for d in self.it.get_input_details():
+            self.it.set_tensor(d["index"], splitmix64_floats(int(np.prod(d["shape"]))).reshape(d["shape"]))
+        for _ in range(warmup):
+            self.it.invoke()
+
+    def time(self, iterations):
+        times = []
+        for _ in range(iterations):
+            t0 = time.perf_counter_ns()
+            self.it.invoke()
+            times.append((time.perf_counter_ns() - t0) / 1e6)
+        return stats(times)
+
+
+def interleaved(name, binary, threads, iterations, warmup, rounds):
+    """Visage and LiteRT on one model in `rounds` alternating blocks of iterations/rounds runs
+    each, so that a slow spell of the machine lands on both. Medians are the median of the
+    blocks' medians, minimums the least, and the ratio the median of the blocks' ratios."""
+    lite = LiteRT(name, threads, warmup)
+    per = max(1, iterations // rounds)
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(visage(binary, name, threads, per, warmup))
+        theirs.append(lite.time(per))
+    mid = lambda xs: sorted(xs)[len(xs) // 2]
+    ratios = [v["medianMs"] / l["medianMs"] for v, l in zip(ours, theirs)]
+    return {"visageMedianMs": mid([v["medianMs"] for v in ours]), "visageMinMs": min(v["minMs"] for v in ours),
+            "litertMedianMs": mid([l["medianMs"] for l in theirs]), "litertMinMs": min(l["minMs"] for l in theirs),
+            "ratio": mid(ratios), "ratioRange": [min(ratios), max(ratios)]}
 
 
 def visage(binary, name, threads, iterations, warmup):
@@ -245,6 +270,8 @@ def main():
     p.add_argument("--threads", type=int, action="append")
     p.add_argument("--iterations", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--rounds", type=int, default=5,
+                   help="models: alternate Visage and LiteRT in this many blocks of iterations/rounds runs")
     p.add_argument("--only", action="append", choices=MODELS + PIPELINES)
     p.add_argument("--visage", default=os.path.join(ROOT, ".build", "release", "visage"))
     p.add_argument("--output", choices=["json", "text"], default="text")
@@ -257,12 +284,8 @@ def main():
     rows = []
     for threads in a.threads or [1]:
         for name in models:
-            v = visage(a.visage, name, threads, a.iterations, a.warmup)
-            l = litert(name, threads, a.iterations, a.warmup)
-            rows.append({"name": name, "threads": threads, "iterations": a.iterations,
-                         "visageMedianMs": v["medianMs"], "visageMinMs": v["minMs"],
-                         "litertMedianMs": l["medianMs"], "litertMinMs": l["minMs"],
-                         "ratio": v["medianMs"] / l["medianMs"]})
+            rows.append({"name": name, "threads": threads, "iterations": a.iterations, "rounds": a.rounds,
+                         **interleaved(name, a.visage, threads, a.iterations, a.warmup, a.rounds)})
     pipeline_rows = []
     if pipelines:
         measure = {"detector_image": mediapipe_detector_image,
@@ -285,10 +308,11 @@ def main():
             print(json.dumps(r))
         return
     if rows:
-        print(f"{'model':28} {'thr':>3} {'visage med':>11} {'litert med':>11} {'visage min':>11} {'litert min':>11} {'ratio':>6}")
+        print(f"{'model':28} {'thr':>3} {'visage med':>11} {'litert med':>11} {'visage min':>11} {'litert min':>11} {'ratio':>6} {'rounds':>11}")
     for r in rows:
         print(f"{r['name']:28} {r['threads']:>3} {r['visageMedianMs']:>8.3f} ms {r['litertMedianMs']:>8.3f} ms "
-              f"{r['visageMinMs']:>8.3f} ms {r['litertMinMs']:>8.3f} ms {r['ratio']:>6.2f}")
+              f"{r['visageMinMs']:>8.3f} ms {r['litertMinMs']:>8.3f} ms {r['ratio']:>6.2f} "
+              f"{r['ratioRange'][0]:>5.2f}-{r['ratioRange'][1]:.2f}")
     if pipeline_rows:
         if rows:
             print()

@@ -1,3 +1,4 @@
+import CThreads
 import Foundation
 import Synchronization
 
@@ -12,6 +13,13 @@ import Synchronization
 /// finds nothing left and never touches a finished loop; the caller takes tasks too and
 /// returns when every task has finished. Nothing is allocated per loop: the loop's body is a
 /// closure prepared once (when a model is planned) and only referenced.
+///
+/// A worker that wakes on the caller's CPU can stay there: Linux will not migrate a thread
+/// that ran within the last half millisecond, and these threads always have, so the worker
+/// only gets the caller's leftovers and a run goes at one thread's speed for as long as the
+/// process lives (measured: about one run in three of `visage bench --threads 2` on a 2-core
+/// VM). So a worker that sees it shares the caller's CPU at the start of two loops in a row
+/// moves itself off it once (on Linux; elsewhere placement is left to the system).
 ///
 /// `run` may be called from any thread, but only one loop runs at a time; a call that
 /// arrives while another is running runs its tasks itself, one after another.
@@ -66,6 +74,8 @@ private final class Workers: @unchecked Sendable {
   /// Workers about to sleep or asleep on `wake`.
   private let sleepers = Atomic<Int>(0)
   private let stopping = Atomic<Bool>(false)
+  /// The CPU the current loop's caller published it from (-1 where unknown).
+  private let callerCPU = Atomic<Int>(-1)
   private let wake = NSCondition()
   /// The current loop's body: written by the caller before it publishes the ticket, read
   /// by a worker only after it has taken a task from that ticket.
@@ -100,6 +110,7 @@ private final class Workers: @unchecked Sendable {
     else { return false }
     self.body = body
     finished.store(0, ordering: .relaxed)
+    callerCPU.store(Int(visage_current_cpu()), ordering: .relaxed)
     loop &+= 1
     ticket.store(loop << (2 * Self.fieldBits) | UInt64(tasks) << Self.fieldBits, ordering: .sequentiallyConsistent)
     if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
@@ -118,7 +129,7 @@ private final class Workers: @unchecked Sendable {
     var spins = 0
     while finished.load(ordering: .acquiring) < tasks {
       spins += 1
-      if spins > 2000 { sched_yield() }
+      if spins > 2000 { sched_yield() } else { visage_spin_hint() }
     }
     self.body = nil
     busy.store(false, ordering: .releasing)
@@ -141,6 +152,7 @@ private final class Workers: @unchecked Sendable {
 
   private func work() {
     let clock = ContinuousClock()
+    var sharedLoops = 0
     while !stopping.load(ordering: .relaxed) {
       if let task = take() {
         body!(task)
@@ -154,12 +166,16 @@ private final class Workers: @unchecked Sendable {
       var spins = 0
       while ticket.load(ordering: .relaxed) == seen && !stopping.load(ordering: .relaxed) {
         spins += 1
+        visage_spin_hint()
         guard spins % 64 == 0 else { continue }
         let spent = clock.now - start
         if spent > ThreadPool.spinDuration { break }
         if spent > ThreadPool.spinDuration / 10 { sched_yield() }
       }
-      if ticket.load(ordering: .relaxed) != seen { continue }
+      if ticket.load(ordering: .relaxed) != seen {
+        sharedLoops = leaveCallersCPU(after: sharedLoops)
+        continue
+      }
       wake.lock()
       sleepers.add(1, ordering: .sequentiallyConsistent)
       while ticket.load(ordering: .sequentiallyConsistent) == seen && !stopping.load(ordering: .sequentiallyConsistent) {
@@ -167,6 +183,17 @@ private final class Workers: @unchecked Sendable {
       }
       sleepers.subtract(1, ordering: .sequentiallyConsistent)
       wake.unlock()
+      sharedLoops = leaveCallersCPU(after: sharedLoops)
     }
+  }
+
+  /// Called by a worker when a new loop has started: counts loops in a row that found it on
+  /// the caller's CPU, and after the second moves it elsewhere. Returns the new count.
+  private func leaveCallersCPU(after sharedLoops: Int) -> Int {
+    let caller = callerCPU.load(ordering: .relaxed)
+    guard caller >= 0, Int(visage_current_cpu()) == caller else { return 0 }
+    if sharedLoops == 0 { return 1 }
+    _ = visage_move_off_cpu(Int32(caller))
+    return 0
   }
 }
