@@ -13,14 +13,19 @@ public enum LayerNormalization {
   /// dimensions (a following TRANSPOSE folded in): rows are taken in groups of
   /// `transposedRows`, and value c of row r in a group goes to `c · transposedRows + r`
   /// of that group's block.
+  ///
+  /// `part`, if given, limits the work to those rows (to those rows of every group when
+  /// transposing), so threads can share it.
   public static func optimized(
     _ input: UnsafePointer<Float>, rows: Int, channels: Int, gamma: UnsafePointer<Float>,
-    epsilon: Float, output: UnsafeMutablePointer<Float>, transposedRows: Int? = nil
+    epsilon: Float, output: UnsafeMutablePointer<Float>, transposedRows: Int? = nil, part: Range<Int>? = nil
   ) {
     if let block = transposedRows {
-      return transposed(input, rows: rows, block: block, channels: channels, gamma: gamma, epsilon: epsilon, output: output)
+      return transposed(
+        input, rows: rows, block: block, channels: channels, gamma: gamma, epsilon: epsilon, output: output,
+        part: part ?? 0..<block)
     }
-    for r in 0..<rows {
+    for r in part ?? 0..<rows {
       let x = input + r * channels
       let (scale, negated) = statistics(x, channels: channels, epsilon: epsilon)
       let out = output + r * channels
@@ -43,7 +48,7 @@ public enum LayerNormalization {
   /// one contiguous store.
   private static func transposed(
     _ input: UnsafePointer<Float>, rows: Int, block: Int, channels: Int, gamma: UnsafePointer<Float>,
-    epsilon: Float, output: UnsafeMutablePointer<Float>
+    epsilon: Float, output: UnsafeMutablePointer<Float>, part: Range<Int>
   ) {
     var scales = Vector.zero
     var negations = Vector.zero
@@ -51,8 +56,8 @@ public enum LayerNormalization {
     while group < rows {
       let x = input + group * channels
       let out = output + group * channels
-      var r = 0
-      while r + 8 <= block {
+      var r = part.lowerBound
+      while r + 8 <= part.upperBound {
         for k in 0..<8 {
           (scales[k], negations[k]) = statistics(x + (r + k) * channels, channels: channels, epsilon: epsilon)
         }
@@ -65,7 +70,7 @@ public enum LayerNormalization {
         }
         r += 8
       }
-      while r < block {
+      while r < part.upperBound {
         let row = x + r * channels
         let (scale, negated) = statistics(row, channels: channels, epsilon: epsilon)
         for c in 0..<channels {

@@ -114,18 +114,20 @@ extension Layout {
   /// Swaps the last two dimensions of `batches` blocks of `rows` × `columns` values:
   /// output[b][c][r] = input[b][r][c], plus `residual[b][c][r]` when given (a following
   /// ADD folded in; each output is one addition, as the ADD computes it). Eight rows at a
-  /// time, so each output row gets contiguous eight-value stores.
+  /// time, so each output row gets contiguous eight-value stores. `part`, if given, limits
+  /// the work to those input rows of every block, so threads can share it.
   public static func transposeLastTwo(
     _ input: UnsafePointer<Float>, batches: Int, rows: Int, columns: Int,
-    residual: UnsafePointer<Float>? = nil, output: UnsafeMutablePointer<Float>
+    residual: UnsafePointer<Float>? = nil, output: UnsafeMutablePointer<Float>, part: Range<Int>? = nil
   ) {
     let size = rows * columns
+    let part = part ?? 0..<rows
     for b in 0..<batches {
       let x = input + b * size
       let out = output + b * size
       let extra = residual.map { $0 + b * size }
-      var r = 0
-      while r + 8 <= rows {
+      var r = part.lowerBound
+      while r + 8 <= part.upperBound {
         let block = x + r * columns
         for c in 0..<columns {
           var values = Vector.zero
@@ -135,7 +137,7 @@ extension Layout {
         }
         r += 8
       }
-      while r < rows {
+      while r < part.upperBound {
         for c in 0..<columns {
           let value = x[r * columns + c]
           out[c * rows + r] = extra.map { value + $0[c * rows + r] } ?? value

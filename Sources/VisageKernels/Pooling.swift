@@ -2,9 +2,11 @@
 public enum Pooling {
   /// Max pool with eight channels per SIMD step and a scalar tail; 2×2 windows wholly
   /// inside the input (BlazeFace's downsampling) take a row kernel 16 channels at a time.
+  /// `rows`, if given, limits the work to those output rows (counted over batch × height),
+  /// so threads can share a layer.
   public static func maxOptimized(
     _ g: PoolingGeometry, input: UnsafePointer<Float>, clamp: Clamp,
-    output: UnsafeMutablePointer<Float>
+    output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil
   ) {
     let channels = g.input.channels
     let vectorEnd = channels & ~7
@@ -13,47 +15,46 @@ public enum Pooling {
     let endInside = g.input.width - g.filterWidth + g.padLeft >= 0
       ? min(g.output.width, (g.input.width - g.filterWidth + g.padLeft) / g.strideWidth + 1) : 0
     let rowKernel = g.filterHeight == 2 && g.filterWidth == 2 && channels >= 8 && endInside > firstInside
-    for b in 0..<g.output.batch {
-      for outY in 0..<g.output.height {
-        let originY = outY * g.strideHeight - g.padTop
-        let fyStart = max(0, -originY)
-        let fyEnd = max(fyStart, min(g.filterHeight, g.input.height - originY))
-        let rowInside = fyStart == 0 && fyEnd == g.filterHeight
-        for outX in 0..<g.output.width {
-          if rowKernel && rowInside && outX == firstInside {
-            let originX = firstInside * g.strideWidth - g.padLeft
-            max2x2Row(
-              input + g.input.offset(b, originY, originX, 0), g.input.width * channels,
-              g.strideWidth * channels, output + g.output.offset(b, outY, outX, 0),
-              count: endInside - firstInside, channels, clamp)
-          }
-          if rowKernel && rowInside && outX >= firstInside && outX < endInside { continue }
-          let originX = outX * g.strideWidth - g.padLeft
-          let fxStart = max(0, -originX)
-          let fxEnd = max(fxStart, min(g.filterWidth, g.input.width - originX))
-          let out = output + g.output.offset(b, outY, outX, 0)
-          var c = 0
-          while c < vectorEnd {
-            var maximum = Vector(repeating: -.greatestFiniteMagnitude)
-            for fy in fyStart..<fyEnd {
-              for fx in fxStart..<fxEnd {
-                let x = input.vector(at: g.input.offset(b, originY + fy, originX + fx, c))
-                maximum = lanewiseMax(maximum, x)
-              }
+    for row in rows ?? 0..<(g.output.batch * g.output.height) {
+      let (b, outY) = row.quotientAndRemainder(dividingBy: g.output.height)
+      let originY = outY * g.strideHeight - g.padTop
+      let fyStart = max(0, -originY)
+      let fyEnd = max(fyStart, min(g.filterHeight, g.input.height - originY))
+      let rowInside = fyStart == 0 && fyEnd == g.filterHeight
+      for outX in 0..<g.output.width {
+        if rowKernel && rowInside && outX == firstInside {
+          let originX = firstInside * g.strideWidth - g.padLeft
+          max2x2Row(
+            input + g.input.offset(b, originY, originX, 0), g.input.width * channels,
+            g.strideWidth * channels, output + g.output.offset(b, outY, outX, 0),
+            count: endInside - firstInside, channels, clamp)
+        }
+        if rowKernel && rowInside && outX >= firstInside && outX < endInside { continue }
+        let originX = outX * g.strideWidth - g.padLeft
+        let fxStart = max(0, -originX)
+        let fxEnd = max(fxStart, min(g.filterWidth, g.input.width - originX))
+        let out = output + g.output.offset(b, outY, outX, 0)
+        var c = 0
+        while c < vectorEnd {
+          var maximum = Vector(repeating: -.greatestFiniteMagnitude)
+          for fy in fyStart..<fyEnd {
+            for fx in fxStart..<fxEnd {
+              let x = input.vector(at: g.input.offset(b, originY + fy, originX + fx, c))
+              maximum = lanewiseMax(maximum, x)
             }
-            out.store(clamp(maximum), at: c)
-            c += 8
           }
-          while c < channels {
-            var maximum = -Float.greatestFiniteMagnitude
-            for fy in fyStart..<fyEnd {
-              for fx in fxStart..<fxEnd {
-                maximum = max(maximum, input[g.input.offset(b, originY + fy, originX + fx, c)])
-              }
+          out.store(clamp(maximum), at: c)
+          c += 8
+        }
+        while c < channels {
+          var maximum = -Float.greatestFiniteMagnitude
+          for fy in fyStart..<fyEnd {
+            for fx in fxStart..<fxEnd {
+              maximum = max(maximum, input[g.input.offset(b, originY + fy, originX + fx, c)])
             }
-            out[c] = clamp(maximum)
-            c += 1
           }
+          out[c] = clamp(maximum)
+          c += 1
         }
       }
     }

@@ -44,10 +44,11 @@ public enum Resampling {
 
   /// The reference's bilinear resize with the same arithmetic, vectorized along the
   /// channels: each output column's source columns and weight are worked out once per call
-  /// instead of once per row and channel.
+  /// instead of once per row and channel. `rows`, if given, limits the work to those output
+  /// rows (counted over batch × height), so threads can share a layer.
   public static func bilinear(
     input: UnsafePointer<Float>, _ inputShape: NHWC, options: Options,
-    output: UnsafeMutablePointer<Float>, _ outputShape: NHWC
+    output: UnsafeMutablePointer<Float>, _ outputShape: NHWC, rows: Range<Int>? = nil
   ) {
     let heightScale = scale(inputShape.height, outputShape.height, options)
     let widthScale = scale(inputShape.width, outputShape.width, options)
@@ -57,17 +58,17 @@ public enum Resampling {
         let (inputX, x0, x1) = source(x, widthScale, options, inputShape.width)
         columns[x] = (x0 * channels, x1 * channels, inputX - Float(x0))
       }
-      var out = output
-      for b in 0..<inputShape.batch {
-        for y in 0..<outputShape.height {
-          let (inputY, y0, y1) = source(y, heightScale, options, inputShape.height)
-          let dy = inputY - Float(y0)
-          let row0 = input + inputShape.offset(b, y0, 0, 0)
-          let row1 = input + inputShape.offset(b, y1, 0, 0)
-          for (x0, x1, dx) in columns {
-            blend(row0 + x0, row1 + x0, row0 + x1, row1 + x1, out, channels, dy, dx)
-            out += channels
-          }
+      let rows = rows ?? 0..<(outputShape.batch * outputShape.height)
+      var out = output + rows.lowerBound * outputShape.width * channels
+      for row in rows {
+        let (b, y) = row.quotientAndRemainder(dividingBy: outputShape.height)
+        let (inputY, y0, y1) = source(y, heightScale, options, inputShape.height)
+        let dy = inputY - Float(y0)
+        let row0 = input + inputShape.offset(b, y0, 0, 0)
+        let row1 = input + inputShape.offset(b, y1, 0, 0)
+        for (x0, x1, dx) in columns {
+          blend(row0 + x0, row1 + x0, row0 + x1, row1 + x1, out, channels, dy, dx)
+          out += channels
         }
       }
     }

@@ -50,6 +50,26 @@ public final class ThreadPool: @unchecked Sendable {
     }
   }
 
+  /// How the tasks of all loops so far were shared: those the callers ran, those the workers
+  /// ran, and how often a worker moved off its caller's CPU. A worker share near zero with
+  /// several threads means the workers are not getting a core.
+  public struct Statistics: Sendable, Equatable {
+    /// Tasks run by the threads that called `run`.
+    public var callerTasks: Int
+    /// Tasks run by the pool's own workers.
+    public var workerTasks: Int
+    /// Times a worker found itself on its caller's CPU and moved.
+    public var moves: Int
+  }
+
+  /// Counts since the pool was made (all zero for a pool that runs on the caller alone).
+  public var statistics: Statistics {
+    guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *), let workers = core as? Workers else {
+      return Statistics(callerTasks: 0, workerTasks: 0, moves: 0)
+    }
+    return workers.statistics
+  }
+
   /// Runs `body(0) ... body(tasks - 1)`, spread over the pool's threads in no set order, and
   /// returns when all have finished. Tasks must not depend on one another.
   public func run(_ tasks: Int, _ body: @escaping (Int) -> Void) {
@@ -76,6 +96,15 @@ private final class Workers: @unchecked Sendable {
   private let stopping = Atomic<Bool>(false)
   /// The CPU the current loop's caller published it from (-1 where unknown).
   private let callerCPU = Atomic<Int>(-1)
+  private let callerTasks = Atomic<Int>(0)
+  private let workerTasks = Atomic<Int>(0)
+  private let moves = Atomic<Int>(0)
+
+  var statistics: ThreadPool.Statistics {
+    ThreadPool.Statistics(
+      callerTasks: callerTasks.load(ordering: .relaxed), workerTasks: workerTasks.load(ordering: .relaxed),
+      moves: moves.load(ordering: .relaxed))
+  }
   private let wake = NSCondition()
   /// The current loop's body: written by the caller before it publishes the ticket, read
   /// by a worker only after it has taken a task from that ticket.
@@ -124,6 +153,7 @@ private final class Workers: @unchecked Sendable {
       done += 1
     }
     finished.add(done, ordering: .relaxed)
+    callerTasks.add(done, ordering: .relaxed)
     // A worker still on its last task may have lost its core to another process: after a
     // short spin, offer ours.
     var spins = 0
@@ -153,11 +183,17 @@ private final class Workers: @unchecked Sendable {
   private func work() {
     let clock = ContinuousClock()
     var sharedLoops = 0
+    var done = 0
     while !stopping.load(ordering: .relaxed) {
       if let task = take() {
         body!(task)
         finished.add(1, ordering: .releasing)
+        done += 1
         continue
+      }
+      if done > 0 {
+        workerTasks.add(done, ordering: .relaxed)
+        done = 0
       }
       // Spin a while for the next loop (yielding the core after the first tenth, in case
       // others need it), then sleep until the ticket changes.
@@ -193,7 +229,7 @@ private final class Workers: @unchecked Sendable {
     let caller = callerCPU.load(ordering: .relaxed)
     guard caller >= 0, Int(visage_current_cpu()) == caller else { return 0 }
     if sharedLoops == 0 { return 1 }
-    _ = visage_move_off_cpu(Int32(caller))
+    if visage_move_off_cpu(Int32(caller)) != 0 { moves.add(1, ordering: .relaxed) }
     return 0
   }
 }

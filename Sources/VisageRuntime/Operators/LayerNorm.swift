@@ -39,10 +39,14 @@ public struct LayerNorm: Operator {
     let rows = context.inputShapes[0].count / channels
     let transposedRows = transposesOutput ? dims[dims.count - 2] : nil
     let (input, gamma, output, epsilon) = (context.inputs[0], context.inputs[1], context.output, epsilon)
-    return {
+    // Rows go to threads; when transposing, rows of each group, in whole cache lines of
+    // the transposed output. About 0.5 ns per value on one thread.
+    let parts = context.parts(
+      of: transposedRows ?? rows, nanoseconds: 0.5 * Double(rows * channels), alignment: transposedRows == nil ? 1 : 16)
+    return context.step(over: parts) { part in
       LayerNormalization.optimized(
         input, rows: rows, channels: channels, gamma: gamma, epsilon: epsilon, output: output,
-        transposedRows: transposedRows)
+        transposedRows: transposedRows, part: parts[part])
     }
   }
 }

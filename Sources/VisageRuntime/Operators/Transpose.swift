@@ -47,8 +47,11 @@ public struct Transpose: Operator {
       let (rows, columns) = (dims[dims.count - 2], dims[dims.count - 1])
       let batches = dims.dropLast(2).reduce(1, *)
       let residual = addsResidual ? context.inputs[1] : nil
-      return {
-        Layout.transposeLastTwo(input, batches: batches, rows: rows, columns: columns, residual: residual, output: output)
+      // Input rows go to threads, in whole cache lines of the output; about 0.4 ns a value.
+      let parts = context.parts(of: rows, nanoseconds: 0.4 * Double(batches * rows * columns), alignment: 16)
+      return context.step(over: parts) { part in
+        Layout.transposeLastTwo(
+          input, batches: batches, rows: rows, columns: columns, residual: residual, output: output, part: parts[part])
       }
     }
     let inputStrides = Layout.strides(dims)
