@@ -3,10 +3,10 @@
 
 Visage is timed by `visage bench` (a release build); LiteRT (ai-edge-litert, its default
 XNNPACK path) is timed here, in-process, around `invoke()` only. Both get the same input
-values: SplitMix64(seed 42) mapped to [-1, 1), as `visage bench` fills them. Each model is
-timed in --rounds alternating blocks (Visage, LiteRT, Visage, ...) because this kind of
-machine has slow spells lasting seconds that one long block each would pin on one side; the
-ratio is the median of the blocks' ratios, and the spread of those ratios is printed with it.
+values: SplitMix64(seed 42) mapped to [-1, 1), as `visage bench` fills them. Each item is
+timed in --rounds alternating blocks (Visage, then LiteRT or MediaPipe, and again) because
+this kind of machine has slow spells lasting seconds that one long block each would pin on
+one side; the ratio is the median of the blocks' ratios, and their spread is printed too.
 
 Pipeline item `detector_image`: MediaPipe 1.2.2's Tasks FaceDetector (short range, IMAGE mode,
 default options) timed around `detect()` on Tests/Fixtures/images/astronaut.png, decoded and
@@ -287,22 +287,36 @@ def main():
             rows.append({"name": name, "threads": threads, "iterations": a.iterations, "rounds": a.rounds,
                          **interleaved(name, a.visage, threads, a.iterations, a.warmup, a.rounds)})
     pipeline_rows = []
+    reference = {}
     if pipelines:
         measure = {"detector_image": mediapipe_detector_image,
                    "landmarker_image": mediapipe_landmarker_image,
                    "landmarker_video": mediapipe_landmarker_video}
-        reference = {name: measure[name](a.iterations, a.warmup) for name in pipelines}
+        # Alternating blocks here too: MediaPipe's block, then Visage's, --rounds times.
+        per = max(1, a.iterations // a.rounds)
+        mid = lambda xs: sorted(xs)[len(xs) // 2]
         for threads in a.threads or [1]:
-            ours = visage_pipelines(a.visage, pipelines, threads, a.iterations, a.warmup)
+            blocks = {name: [] for name in pipelines}
+            for _ in range(a.rounds):
+                theirs = {name: measure[name](per, a.warmup) for name in pipelines}
+                ours = visage_pipelines(a.visage, pipelines, threads, per, a.warmup)
+                for name in pipelines:
+                    blocks[name].append((ours.get(name), theirs[name]))
             for name in pipelines:
-                v = ours.get(name)
-                m = reference[name]
+                pairs = blocks[name]
+                m = {"medianMs": mid([t["medianMs"] for _, t in pairs]), "minMs": min(t["minMs"] for _, t in pairs),
+                     "cpuPerWall": mid([t["cpuPerWall"] for _, t in pairs])}
+                reference[name] = m
+                found = [(v, t) for v, t in pairs if v]
+                v = {"medianMs": mid([v["medianMs"] for v, _ in found]), "minMs": min(v["minMs"] for v, _ in found)} if found else None
+                ratios = [v_["medianMs"] / t["medianMs"] for v_, t in found]
                 pipeline_rows.append({
-                    "name": name, "threads": threads, "iterations": a.iterations,
+                    "name": name, "threads": threads, "iterations": a.iterations, "rounds": a.rounds,
                     "visageMedianMs": v["medianMs"] if v else None, "visageMinMs": v["minMs"] if v else None,
                     "mediapipeMedianMs": m["medianMs"], "mediapipeMinMs": m["minMs"],
                     "mediapipeCpuPerWall": m["cpuPerWall"],
-                    "ratio": v["medianMs"] / m["medianMs"] if v else None})
+                    "ratio": mid(ratios) if ratios else None,
+                    "ratioRange": [min(ratios), max(ratios)] if ratios else None})
     if a.output == "json":
         for r in rows + pipeline_rows:
             print(json.dumps(r))
@@ -317,14 +331,15 @@ def main():
         if rows:
             print()
         print(f"{'pipeline':28} {'thr':>3} {'visage med':>11} {'mediapipe med':>14} {'visage min':>11} "
-              f"{'mediapipe min':>14} {'ratio':>6}")
+              f"{'mediapipe min':>14} {'ratio':>6} {'rounds':>11}")
         missing = f"{'-':>11}"
         for r in pipeline_rows:
             vmed = f"{r['visageMedianMs']:>8.3f} ms" if r["visageMedianMs"] is not None else missing
             vmin = f"{r['visageMinMs']:>8.3f} ms" if r["visageMinMs"] is not None else missing
             ratio = f"{r['ratio']:>6.2f}" if r["ratio"] is not None else f"{'-':>6}"
+            spread = f"{r['ratioRange'][0]:>5.2f}-{r['ratioRange'][1]:.2f}" if r["ratioRange"] else ""
             print(f"{r['name']:28} {r['threads']:>3} {vmed} {r['mediapipeMedianMs']:>11.3f} ms {vmin} "
-                  f"{r['mediapipeMinMs']:>11.3f} ms {ratio}")
+                  f"{r['mediapipeMinMs']:>11.3f} ms {ratio} {spread}")
         ratios = ", ".join(f"{name} {reference[name]['cpuPerWall']:.2f}" for name in pipelines)
         print(f"MediaPipe: default CPU options (no thread setting in its API); cpu/wall during its timed "
               f"runs: {ratios}")
