@@ -187,11 +187,13 @@ private final class Workers: @unchecked Sendable {
     while !stopping.load(ordering: .relaxed) {
       if let task = take() {
         body!(task)
-        finished.add(1, ordering: .releasing)
         done += 1
         continue
       }
+      // The loop's tasks are all taken, so it cannot end before this count arrives: one
+      // atomic add per loop instead of one per task on the line the caller is polling.
       if done > 0 {
+        finished.add(done, ordering: .releasing)
         workerTasks.add(done, ordering: .relaxed)
         done = 0
       }
