@@ -8,8 +8,8 @@ import Synchronization
 /// Made for inference: a model runs hundreds of loops of a few microseconds each, so a loop
 /// must start in well under a microsecond. Workers therefore spin for a while after each
 /// loop (about `spinDuration`) before they sleep on a condition, and a loop hands out its
-/// tasks through one atomic ticket that holds the loop's number, its task count and the next
-/// task to take. A worker takes a task only by advancing the ticket, so one that wakes late
+/// tasks through one atomic ticket that holds the loop's number and the range of tasks not
+/// yet taken (the caller takes from its front, workers from its back). A worker takes a task only by advancing the ticket, so one that wakes late
 /// finds nothing left and never touches a finished loop; the caller takes tasks too and
 /// returns when every task has finished. Nothing is allocated per loop: the loop's body is a
 /// closure prepared once (when a model is planned) and only referenced.
@@ -85,7 +85,8 @@ public final class ThreadPool: @unchecked Sendable {
 /// The workers and the loop state they share.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 private final class Workers: @unchecked Sendable {
-  /// Loop number (bits 40...), task count (bits 20..<40), next task (bits 0..<20).
+  /// Loop number (bits 40...), end of the untaken tasks (bits 20..<40), first untaken task
+  /// (bits 0..<20).
   private let ticket = Atomic<UInt64>(0)
   /// Tasks of the current loop that have finished.
   private let finished = Atomic<Int>(0)
@@ -166,16 +167,21 @@ private final class Workers: @unchecked Sendable {
     return true
   }
 
-  /// Takes the next task of the current loop, or nil when none is left.
-  private func take() -> Int? {
+  /// Takes a task of the current loop, or nil when none is left: the caller from the front
+  /// (the ticket's next task goes up), workers from the back (its end comes down). A layer's
+  /// tasks are rows in order, so on two threads the caller keeps the top of every tensor and
+  /// the worker the bottom, and each reads mostly what it wrote itself into its own core's
+  /// cache; whoever is faster still takes more.
+  private func take(fromBack: Bool = false) -> Int? {
     var current = ticket.load(ordering: .acquiring)
     while true {
       let next = current & Self.fieldMask
-      let count = (current >> Self.fieldBits) & Self.fieldMask
-      guard next < count else { return nil }
+      let end = (current >> Self.fieldBits) & Self.fieldMask
+      guard next < end else { return nil }
+      let desired = fromBack ? current - (1 << Self.fieldBits) : current + 1
       let (exchanged, original) = ticket.compareExchange(
-        expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
-      if exchanged { return Int(next) }
+        expected: current, desired: desired, ordering: .acquiringAndReleasing)
+      if exchanged { return Int(fromBack ? end - 1 : next) }
       current = original
     }
   }
@@ -185,7 +191,7 @@ private final class Workers: @unchecked Sendable {
     var sharedLoops = 0
     var done = 0
     while !stopping.load(ordering: .relaxed) {
-      if let task = take() {
+      if let task = take(fromBack: true) {
         body!(task)
         done += 1
         continue
