@@ -77,20 +77,38 @@ struct Bench: ParsableCommand {
           for k in buffer.indices { buffer[k] = random.nextFloat() * 2 - 1 }
         }
       }
+      let before = pool?.statistics
       let stats = Timing.measure(warmup: warmup, iterations: iterations) { interpreter.invoke() }
-      report(name, stats, format)
+      report(name, stats, format, sharing: pool.map { Sharing($0.statistics, since: before!) })
       if profile { printProfile(interpreter, name) }
     }
   }
 
-  private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat) {
+  /// How a model's parallel tasks were shared while it was timed (warm-up included): a
+  /// workers' share far below (threads - 1) / threads means they did not get a core.
+  struct Sharing {
+    var workerShare: Double
+    var moves: Int
+
+    init(_ now: ThreadPool.Statistics, since before: ThreadPool.Statistics) {
+      let workers = now.workerTasks - before.workerTasks
+      let total = workers + now.callerTasks - before.callerTasks
+      workerShare = total > 0 ? Double(workers) / Double(total) : 0
+      moves = now.moves - before.moves
+    }
+  }
+
+  private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat, sharing: Sharing? = nil) {
     if format == .json {
-      print(JSON.object([
+      var fields: [(String, JSON)] = [
         ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(stats.count)),
         ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
-      ]))
+      ]
+      if let sharing { fields += [("workerShare", .double(sharing.workerShare)), ("workerMoves", .int(sharing.moves))] }
+      print(JSON.object(fields))
     } else {
-      print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90))
+      let share = sharing.map { String(format: "   workers %3.0f%%, moved %d", 100 * $0.workerShare, $0.moves) } ?? ""
+      print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90) + share)
     }
   }
 

@@ -119,6 +119,20 @@ import VisageTestSupport
     #expect(run.stdout.contains("xample"), "\(command) --help has no examples")
   }
 
+  /// `bench --threads 2` says how the pool's tasks were shared, so a run whose worker got no
+  /// core shows; one thread has no pool and says nothing about it.
+  @Test func benchReportsTheWorkersShare() throws {
+    let args = ["bench", "--only", "face_detector", "--iterations", "3", "--warmup", "1", "--output", "json"]
+    let two = try CLI.run(args + ["--threads", "2"])
+    #expect(two.status == 0, "\(two.stderr)")
+    let row = try #require(try two.jsonLines().last)
+    let share = try #require(row["workerShare"] as? Double)
+    #expect((0...1).contains(share))
+    #expect((row["workerMoves"] as? Int).map { $0 >= 0 } == true)
+    let one = try CLI.run(args + ["--threads", "1"])
+    #expect(try one.jsonLines().last?["workerShare"] == nil)
+  }
+
   /// `--paths-from -`: one path per line on stdin, blank lines skipped, so that the tool can
   /// sit behind xargs, GNU parallel or Spark's RDD.pipe.
   @Test func pathsFromStandardInput() throws {
