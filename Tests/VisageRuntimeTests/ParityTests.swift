@@ -51,4 +51,17 @@ struct ParityTests {
         "\(fixture) \(implementation) output \(k) '\(model.outputNames[k])'", shape: ours.shape.dimensions)
     }
   }
+
+  /// Prints, per model, the largest scaled difference the optimized kernels reach against
+  /// LiteRT's reference kernels over all fixture cases and outputs (the README quotes these).
+  @Test func worstCaseDifferences() throws {
+    var worst: [String: Float] = [:]
+    for fixture in RuntimeFixtures.cases {
+      let outputs = try Interpreter(model: try fixture.model.load()).run(try fixture.inputs())
+      for (ours, reference) in zip(outputs, try fixture.outputs()) {
+        worst[fixture.model.name] = max(worst[fixture.model.name] ?? 0, maxScaledError(ours.values, reference.values))
+      }
+    }
+    for (name, error) in worst.sorted(by: { $0.key < $1.key }) { print("optimized vs LiteRT reference, \(name): \(error)") }
+  }
 }
