@@ -16,16 +16,21 @@ enum ExpressionProbabilities {
   /// The blink score at which an eye is as likely open as closed, and the curve's width.
   static let blinkMidpoint: Float = 0.3, blinkWidth: Float = 0.06
 
-  /// Smiling, subject's left eye open and right eye open, from one face's 52 blendshapes.
-  static func probabilities(_ blendshapes: Classifications) -> (smiling: Float, leftEyeOpen: Float, rightEyeOpen: Float) {
-    func score(_ name: String) -> Float { blendshapes.categories.first { $0.categoryName == name }?.score ?? 0 }
-    let smile = (score("mouthSmileLeft") + score("mouthSmileRight")) / 2
+  /// Smiling, subject's left eye open and right eye open, from one face's 52 blendshape
+  /// scores in the model's order (`BlendshapeGraph.categoryNames`).
+  static func probabilities(_ scores: [Float]) -> (smiling: Float, leftEyeOpen: Float, rightEyeOpen: Float) {
+    let smile = (scores[mouthSmileLeft] + scores[mouthSmileRight]) / 2
     return (
       logistic((smile - smileMidpoint) / smileWidth),
-      logistic((blinkMidpoint - score("eyeBlinkLeft")) / blinkWidth),
-      logistic((blinkMidpoint - score("eyeBlinkRight")) / blinkWidth)
+      logistic((blinkMidpoint - scores[eyeBlinkLeft]) / blinkWidth),
+      logistic((blinkMidpoint - scores[eyeBlinkRight]) / blinkWidth)
     )
   }
+
+  /// Where the four scores used sit in the model's output, found once by name.
+  private static let mouthSmileLeft = index("mouthSmileLeft"), mouthSmileRight = index("mouthSmileRight")
+  private static let eyeBlinkLeft = index("eyeBlinkLeft"), eyeBlinkRight = index("eyeBlinkRight")
+  private static func index(_ name: String) -> Int { BlendshapeGraph.categoryNames.firstIndex(of: name)! }
 
   private static func logistic(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import VisageTFLite
 
 /// Describes every face in an image the way Google ML Kit's face detector does (frame, head
 /// Euler angles, landmarks, contours, smiling and eye-open probabilities, tracking IDs),
@@ -24,7 +23,6 @@ public final class FaceAnalyzer: @unchecked Sendable {
   // `lock` keeps each call's landmarker run and tracker update together, in call order.
   private let lock = NSLock()
   private let landmarker: FaceLandmarker
-  private let geometry: FaceGeometry
   private var tracker = FaceTracker()
 
   /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
@@ -37,22 +35,13 @@ public final class FaceAnalyzer: @unchecked Sendable {
     }
     self.options = options
     landmarker = try FaceLandmarker(options: options.landmarkerOptions)
-    // The landmarker drops the matrix of a face its geometry stage skips, which would shift
-    // the other faces' matrices; the analyzer computes each face's own.
-    let path = options.baseOptions.modelAssetPath
-    let name = "geometry_pipeline_metadata_landmarks.binarypb"
-    do {
-      geometry = try FaceGeometry(metadata: TaskBundle(bytes: ModelSource.bytes(ofFile: path)).data(named: name))
-    } catch {
-      throw VisionTaskError.invalidModel("\(path): \(name): \(error)")
-    }
   }
 
   /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry
   /// over from the previous call's faces, as ML Kit's do.
   public func analyze(image: VisionImage) throws -> [Face] {
     try options.runningMode.require(.image, for: "analyze(image:)")
-    return try lock.withLock { try faces(in: image, result: landmarker.detect(image: image)) }
+    return try lock.withLock { try faces(in: image, landmarker.faces(image, timestamp: nil)) }
   }
 
   /// Analyzes one frame of a video, following faces from the previous frame. Needs running
@@ -60,7 +49,7 @@ public final class FaceAnalyzer: @unchecked Sendable {
   public func analyze(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> [Face] {
     try options.runningMode.require(.video, for: "analyze(videoFrame:timestampInMilliseconds:)")
     return try lock.withLock {
-      try faces(in: image, result: landmarker.detect(videoFrame: image, timestampInMilliseconds: timestampInMilliseconds))
+      try faces(in: image, landmarker.faces(image, timestamp: timestampInMilliseconds))
     }
   }
 
@@ -73,23 +62,24 @@ public final class FaceAnalyzer: @unchecked Sendable {
     }
   }
 
-  /// ML Kit's faces from the landmarker's result; the caller holds `lock`.
-  private func faces(in image: VisionImage, result: FaceLandmarkerResult) -> [Face] {
+  /// ML Kit's faces from the landmarker pipeline's, each with its own matrix (the public
+  /// result drops the matrix of a face the geometry stage skips, shifting the others); the
+  /// caller holds `lock`.
+  private func faces(in image: VisionImage, _ found: [LandmarkerPipeline.Face]) -> [Face] {
     let view = UprightView(image)
     var faces: [Face] = []
-    for (i, normalized) in result.faceLandmarks.enumerated() {
-      let mesh = normalized.map(view.point)
+    for found in found {
+      let mesh = found.landmarks.map(view.point)
       let frame = Self.bounds(mesh)
       guard Float(frame.width) >= options.minFaceSize * Float(view.width) else { continue }
-      let points = normalized.map { SIMD3($0.x, $0.y, $0.z) }
-      guard let matrix = geometry.transformationMatrix(landmarks: points, imageWidth: image.width, imageHeight: image.height)
-      else { continue }  // landmarks within 1e-3 of their mean: a face a pixel or two wide
+      // No matrix: landmarks within 1e-3 of their mean, a face a pixel or two wide.
+      guard let matrix = found.transformationMatrix else { continue }
       let angles = HeadPose.eulerAngles(matrix, quarterTurns: view.quarterTurns)
       var face = Face(frame: frame, headEulerAngleX: angles.x, headEulerAngleY: angles.y, headEulerAngleZ: angles.z)
       if options.landmarkMode == .all { face.landmarks = FaceMeshFeatures.landmarks(mesh) }
       if options.contourMode == .all { face.contours = FaceMeshFeatures.contours(mesh) }
-      if options.classificationMode == .all, i < result.faceBlendshapes.count {
-        let p = ExpressionProbabilities.probabilities(result.faceBlendshapes[i])
+      if options.classificationMode == .all, let scores = found.blendshapes {
+        let p = ExpressionProbabilities.probabilities(scores)
         (face.smilingProbability, face.leftEyeOpenProbability, face.rightEyeOpenProbability) = (p.smiling, p.leftEyeOpen, p.rightEyeOpen)
       }
       faces.append(face)
@@ -129,7 +119,7 @@ struct UprightView {
   var width: Int { Int(quarterTurns % 2 == 1 ? storedHeight : storedWidth) }
 
   /// A landmark (normalized to the stored image) in pixels of the upright picture.
-  func point(_ landmark: NormalizedLandmark) -> CGPoint {
+  func point(_ landmark: SIMD3<Float>) -> CGPoint {
     let x = Double(landmark.x) * storedWidth, y = Double(landmark.y) * storedHeight
     switch quarterTurns {
     case 1: return CGPoint(x: storedHeight - y, y: x)

@@ -96,7 +96,7 @@ public struct FaceAnalyzerOptions: Sendable {
   var landmarkerOptions: FaceLandmarkerOptions {
     var options = FaceLandmarkerOptions(
       baseOptions: baseOptions, runningMode: runningMode, numFaces: maximumFaceCount,
-      outputFaceBlendshapes: classificationMode == .all)
+      outputFaceBlendshapes: classificationMode == .all, outputFacialTransformationMatrixes: true)
     if performanceMode == .accurate { options.faceDetectorModelAssetPath = fullRangeDetectorPath }
     return options
   }

@@ -73,17 +73,14 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// Finds faces in a still image. Needs running mode `.image`.
   public func detect(image: VisionImage) throws -> FaceLandmarkerResult {
     try options.runningMode.require(.image, for: "detect(image:)")
-    return try lock.withLock { try result(image, timestamp: nil) }
+    return try Self.result(faces(image, timestamp: nil), timestamp: nil)
   }
 
   /// Finds faces in one frame of a video, following faces from the previous frame. Needs
   /// running mode `.video`; timestamps must increase from call to call.
   public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
     try options.runningMode.require(.video, for: "detect(videoFrame:timestampInMilliseconds:)")
-    return try lock.withLock {
-      try timestamps.admit(timestampInMilliseconds)
-      return try result(image, timestamp: timestampInMilliseconds)
-    }
+    return try Self.result(faces(image, timestamp: timestampInMilliseconds), timestamp: timestampInMilliseconds)
   }
 
   /// Hands a live-stream frame over and returns at once; the result goes to the options'
@@ -113,10 +110,19 @@ public final class FaceLandmarker: @unchecked Sendable {
     liveStream?.waitUntilIdle()
   }
 
-  /// Runs the pipeline; the caller holds `lock`.
-  private func result(_ image: VisionImage, timestamp: Int?) throws(VisionTaskError) -> FaceLandmarkerResult {
-    let faces = try pipeline.process(image, timestamp: timestamp)
-    return FaceLandmarkerResult(
+  /// The pipeline's faces for a still image (`timestamp` nil) or a video frame, whose
+  /// timestamp must pass the gate; the caller has checked the running mode. Internal for
+  /// `FaceAnalyzer`, which needs each face's own matrix (the public result drops skipped ones).
+  func faces(_ image: VisionImage, timestamp: Int?) throws -> [LandmarkerPipeline.Face] {
+    try lock.withLock {
+      if let timestamp { try timestamps.admit(timestamp) }
+      return try pipeline.process(image, timestamp: timestamp)
+    }
+  }
+
+  /// The public result for the pipeline's faces.
+  private static func result(_ faces: [LandmarkerPipeline.Face], timestamp: Int?) -> FaceLandmarkerResult {
+    FaceLandmarkerResult(
       faceLandmarks: faces.map { $0.landmarks.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) } },
       faceBlendshapes: faces.compactMap(\.blendshapes).map { scores in
         Classifications(
@@ -132,7 +138,7 @@ public final class FaceLandmarker: @unchecked Sendable {
   }
 
   private func deliver(_ image: VisionImage, timestamp: Int) {
-    let outcome = Result { try lock.withLock { try result(image, timestamp: timestamp) } }
+    let outcome = Result { try lock.withLock { try Self.result(pipeline.process(image, timestamp: timestamp), timestamp: timestamp) } }
     let (value, error) = (try? outcome.get(), outcome.failure)
     options.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
       self, didFinishDetection: value, timestampInMilliseconds: timestamp, error: error)
