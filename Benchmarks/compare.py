@@ -43,7 +43,6 @@ Needs `pip install -r Benchmarks/requirements.txt` (Tools/setup-python.sh makes 
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -73,6 +72,11 @@ def splitmix64_floats(count, seed=42):
         z ^= z >> 31
         out[i] = np.float32(z >> 40) / np.float32(1 << 24) * np.float32(2) - np.float32(1)
     return out
+
+
+def mid(values):
+    """The median of block medians (the upper one of an even count)."""
+    return sorted(values)[len(values) // 2]
 
 
 def stats(times_ms):
@@ -111,7 +115,6 @@ def interleaved(name, binary, threads, iterations, warmup, rounds):
     for _ in range(rounds):
         ours.append(visage(binary, name, threads, per, warmup))
         theirs.append(lite.time(per))
-    mid = lambda xs: sorted(xs)[len(xs) // 2]
     ratios = [v["medianMs"] / l["medianMs"] for v, l in zip(ours, theirs)]
     return {"visageMedianMs": mid([v["medianMs"] for v in ours]), "visageMinMs": min(v["minMs"] for v in ours),
             "litertMedianMs": mid([l["medianMs"] for l in theirs]), "litertMinMs": min(l["minMs"] for l in theirs),
@@ -243,9 +246,7 @@ def mediapipe_landmarker_video(iterations, warmup):
 
 def mediapipe_detector_image(iterations, warmup):
     """MediaPipe Tasks FaceDetector.detect on the decoded astronaut.png: min, median, p90 ms."""
-    os.environ.setdefault("GLOG_minloglevel", "2")
-    import mediapipe as mp
-    from mediapipe.tasks.python import BaseOptions, vision
+    mp, BaseOptions, vision = _mediapipe()
     from make_detector_fixtures import decode_rgb
 
     image = mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(ASTRONAUT))
@@ -253,16 +254,7 @@ def mediapipe_detector_image(iterations, warmup):
         base_options=BaseOptions(model_asset_buffer=model_bytes("face_detector")),
         running_mode=vision.RunningMode.IMAGE)
     with vision.FaceDetector.create_from_options(options) as detector:
-        for _ in range(warmup):
-            detector.detect(image)
-        times = []
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        for _ in range(iterations):
-            t0 = time.perf_counter_ns()
-            detector.detect(image)
-            times.append((time.perf_counter_ns() - t0) / 1e6)
-        cpu_per_wall = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
-    return {**stats(times), "cpuPerWall": cpu_per_wall}
+        return _timed(lambda i: detector.detect(image), iterations, warmup)
 
 
 def main():
@@ -294,7 +286,6 @@ def main():
                    "landmarker_video": mediapipe_landmarker_video}
         # Alternating blocks here too: MediaPipe's block, then Visage's, --rounds times.
         per = max(1, a.iterations // a.rounds)
-        mid = lambda xs: sorted(xs)[len(xs) // 2]
         for threads in a.threads or [1]:
             blocks = {name: [] for name in pipelines}
             for _ in range(a.rounds):

@@ -160,7 +160,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
   public static let parallelMinimum = 100_000
 
   /// Part `index` of `count` near-equal parts of `0..<total`.
-  static func part(_ index: Int, of count: Int, _ total: Int) -> Range<Int> {
+  public static func part(_ index: Int, of count: Int, _ total: Int) -> Range<Int> {
     (total * index / count)..<(total * (index + 1) / count)
   }
 

@@ -15,10 +15,7 @@ extension Graph {
   /// This graph with every recognized layer normalization fused into one operator, and
   /// every TRANSPOSE → ADD into one TRANSPOSE.
   public func fusingLayerNorms() -> Graph {
-    var readers: [Int: [Int]] = [:]
-    for (index, node) in nodes.enumerated() {
-      for id in Set(node.inputs) { readers[id, default: []].append(index) }
-    }
+    let readers = self.readers
     let exposed = Set(outputs)
     var replaced: [Int: Node] = [:]
     var removed = Set<Int>()
@@ -42,10 +39,7 @@ extension Graph {
   /// ADD's place (the blendshapes model's token-mixing blocks end CONV_2D → TRANSPOSE →
   /// residual ADD).
   private func foldingTransposeAdds() -> Graph {
-    var readers: [Int: [Int]] = [:]
-    for (index, node) in nodes.enumerated() {
-      for id in Set(node.inputs) { readers[id, default: []].append(index) }
-    }
+    let readers = self.readers
     let exposed = Set(outputs)
     var replaced: [Int: Node] = [:]
     var removed = Set<Int>()
@@ -149,5 +143,16 @@ extension Graph {
     let rank = tensors[node.inputs[0]].shape.rank
     guard rank >= 1, tensors[node.inputs[0]].shape.dimensions.last! > 0 else { return false }
     return !reduce.axes.isEmpty && reduce.axes.allSatisfy { $0 == rank - 1 || $0 == -1 }
+  }
+}
+
+extension Graph {
+  /// For each tensor, the indices of the nodes that read it (each node once, in order).
+  var readers: [Int: [Int]] {
+    var readers: [Int: [Int]] = [:]
+    for (index, node) in nodes.enumerated() {
+      for id in Set(node.inputs) { readers[id, default: []].append(index) }
+    }
+    return readers
   }
 }

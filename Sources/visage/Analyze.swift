@@ -84,8 +84,9 @@ struct Analyze: ParsableCommand {
     }
     let fields = frameFields(frame, image, timestampMs: runningMode == .video ? frames.timestamp(frame.index) : nil)
       + [("faces", .array(faces.map(JSON.face)))]
-    let summary = faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined()
-    reporter.emit(.object(fields), text: "\(source): \(faces.count) face\(faces.count == 1 ? "" : "s")\(summary)")
+    reporter.emit(
+      .object(fields),
+      text: "\(source): \(faceCount(faces.count))" + faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined())
   }
 
   private static func summary(_ face: Face, number: Int) -> String {

@@ -65,15 +65,17 @@ struct Detect: ParsableCommand {
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
     let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
-    let summary = result.detections.enumerated().map { i, d in
-      let b = d.boundingBox
-      return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height))
-    }.joined()
     reporter.emit(
       .object(fields + [("detections", .array(result.detections.map(JSON.detection)))]),
-      text: "\(frame.source): \(result.detections.count) face\(result.detections.count == 1 ? "" : "s")\(summary)")
+      text: "\(frame.source): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
+        let b = d.boundingBox
+        return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height))
+      }.joined())
   }
 }
+
+/// "1 face", "3 faces": how every text summary starts.
+func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")" }
 
 /// The fields every result line starts with: source, width, height and, in video and
 /// live-stream mode, the timestamp.

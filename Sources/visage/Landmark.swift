@@ -101,9 +101,9 @@ struct Landmark: ParsableCommand {
     reporter.emit(.object(fields), text: "\(frame.source): " + summary(result))
   }
 
-  /// "1 face" and, per face, its landmark bounding box in pixels and its strongest blendshapes.
+  /// "1 face" and, per face, its landmarks' normalized bounding box and its strongest blendshapes.
   private func summary(_ result: FaceLandmarkerResult) -> String {
-    var text = "\(result.faceLandmarks.count) face\(result.faceLandmarks.count == 1 ? "" : "s")"
+    var text = faceCount(result.faceLandmarks.count)
     for (i, face) in result.faceLandmarks.enumerated() {
       let xs = face.map(\.x), ys = face.map(\.y)
       text += String(format: "\n  face %d: landmarks x %.3f...%.3f y %.3f...%.3f", i + 1, xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0, ys.max() ?? 0)

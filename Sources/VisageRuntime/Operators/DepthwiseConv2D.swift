@@ -111,7 +111,7 @@ public struct DepthwiseConv2D: Operator {
           withExtendedLifetime((zeros, slopes, zeroRow)) {
             DepthwiseConvolution.optimized(
               g, input: input, filter: filter, bias: bias, clamp: clamp, slopes: slopesPointer, output: output,
-              rows: (rows * task / tasks)..<(rows * (task + 1) / tasks), zeros: zeroPointer)
+              rows: ConvolutionPlan.part(task, of: tasks, rows), zeros: zeroPointer)
           }
         }
         return { pool.run(tasks, body) }
