@@ -40,7 +40,9 @@ public final class Interpreter {
     // graph as given is checked first, because fusion trusts its tensor ids.
     var shapes = try Self.inferShapes(graph)
     let fuse = implementation != .reference && !preservingAllTensors
-    let graph = fuse ? graph.fusingLayerNorms().fusingActivations() : graph
+    var graph = fuse ? graph.fusingLayerNorms().fusingActivations() : graph
+    // Row mixing runs on the packed kernels only; with BLAS the transposed convolutions stay.
+    if fuse && implementation == .optimized { graph = graph.fusingRowMixing() }
     if fuse { shapes = try Self.inferShapes(graph) }
     self.graph = graph
     self.implementation = implementation

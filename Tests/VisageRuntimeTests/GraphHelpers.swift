@@ -52,6 +52,24 @@ func run(
     .run(inputs)
 }
 
+/// The default interpreter (every fusion) against the graph as written (every tensor kept)
+/// on the optimized kernels, value for value, and against the reference kernels within rounding.
+func expectFusionKeepsOutputs(_ graph: Graph, referenceTolerance: Tolerance = .reordered(64), sourceLocation: SourceLocation = #_sourceLocation) throws {
+  var random = RandomSource(seed: 5)
+  let inputs = try graph.inputs.map { id in
+    let shape = graph.tensors[id].shape
+    return try Tensor(shape: shape, values: random.floats(shape.count, in: -3...3))
+  }
+  let fused = try Interpreter(graph: graph).run(inputs)
+  let unfused = try Interpreter(graph: graph, preservingAllTensors: true).run(inputs)
+  let reference = try Interpreter(graph: graph, implementation: .reference).run(inputs)
+  for k in fused.indices {
+    #expect(fused[k].shape == unfused[k].shape, sourceLocation: sourceLocation)
+    expectClose(fused[k].values, unfused[k].values, .exact, "output \(k) fused vs unfused", sourceLocation: sourceLocation)
+    expectClose(fused[k].values, reference[k].values, referenceTolerance, "output \(k) vs reference", sourceLocation: sourceLocation)
+  }
+}
+
 /// Expects building an interpreter for `graph` to fail with the given kind of error and a
 /// message holding every fragment; returns the message.
 @discardableResult
