@@ -72,25 +72,6 @@ public struct Broadcast: Hashable, Sendable {
   /// Calls `body(outer, lhsOffset, rhsOffset)` for every position of the dimensions before
   /// the last, in row-major order; `outer` counts those positions from 0.
   @inlinable public func forEachRow(_ body: (Int, Int, Int) -> Void) {
-    let rank = outputShape.count
-    guard rank > 1 else { return body(0, 0, 0) }
-    var index = [Int](repeating: 0, count: rank - 1)
-    var lhs = 0
-    var rhs = 0
-    let rows = outputShape.dropLast().reduce(1, *)
-    for row in 0..<rows {
-      body(row, lhs, rhs)
-      var d = rank - 2
-      while d >= 0 {
-        index[d] += 1
-        lhs += lhsStrides[d]
-        rhs += rhsStrides[d]
-        if index[d] < outputShape[d] { break }
-        lhs -= lhsStrides[d] * outputShape[d]
-        rhs -= rhsStrides[d] * outputShape[d]
-        index[d] = 0
-        d -= 1
-      }
-    }
+    Layout.forEachRow(outputShape, lhsStrides, rhsStrides, body)
   }
 }

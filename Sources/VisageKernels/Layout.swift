@@ -12,6 +12,37 @@ public enum Layout {
     return strides
   }
 
+  /// Calls `body(row, a, b)` for every position of `shape`'s dimensions before the last, in
+  /// row-major order: `row` counts positions from 0, and `a` and `b` are the position's
+  /// offsets Σ index[d]·first[d] and Σ index[d]·second[d]. The odometer lives on the stack,
+  /// so a run allocates nothing.
+  @inlinable public static func forEachRow(
+    _ shape: [Int], _ first: [Int], _ second: [Int], _ body: (Int, Int, Int) -> Void
+  ) {
+    let rank = shape.count
+    guard rank > 1 else { return body(0, 0, 0) }
+    let rows = shape.dropLast().reduce(1, *)
+    guard rows > 0 else { return }
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: rank - 1) { index in
+      index.initialize(repeating: 0)
+      var (a, b) = (0, 0)
+      for row in 0..<rows {
+        body(row, a, b)
+        var d = rank - 2
+        while d >= 0 {
+          index[d] += 1
+          a += first[d]
+          b += second[d]
+          if index[d] < shape[d] { break }
+          a -= first[d] * shape[d]
+          b -= second[d] * shape[d]
+          index[d] = 0
+          d -= 1
+        }
+      }
+    }
+  }
+
   /// Writes `output` in row-major order of `outputShape`, reading the input at
   /// `base + Σ index[d]·inputStrides[d]`.
   ///
@@ -27,65 +58,49 @@ public enum Layout {
     }
     let n = outputShape[rank - 1]
     let step = inputStrides[rank - 1]
-    let rows = outputShape.dropLast().reduce(1, *)
-    guard n > 0, rows > 0 else { return }
-    // The odometer lives on the stack: an array here allocated on every run.
-    withUnsafeTemporaryAllocation(of: Int.self, capacity: rank) { index in
-      index.initialize(repeating: 0)
-      var offset = base
-      var out = output
-      for _ in 0..<rows {
-        if step == 1 {
-          out.update(from: input + offset, count: n)
-        } else {
-          for i in 0..<n { out[i] = input[offset + i * step] }
-        }
-        out += n
-        var d = rank - 2
-        while d >= 0 {
-          index[d] += 1
-          offset += inputStrides[d]
-          if index[d] < outputShape[d] { break }
-          offset -= inputStrides[d] * outputShape[d]
-          index[d] = 0
-          d -= 1
-        }
+    guard n > 0 else { return }
+    forEachRow(outputShape, inputStrides, inputStrides) { row, offset, _ in
+      let out = output + row * n
+      if step == 1 {
+        out.update(from: input + base + offset, count: n)
+      } else {
+        for i in 0..<n { out[i] = input[base + offset + i * step] }
       }
     }
   }
 
-  /// Copies the input into the middle of an output grown by `paddings[d]` = (before, after)
-  /// along each dimension, filling the rest with `value` (TFLite's PAD and PADV2).
-  public static func pad(
-    _ input: UnsafePointer<Float>, shape: [Int], paddings: [(before: Int, after: Int)],
-    value: Float, output: UnsafeMutablePointer<Float>
-  ) {
-    let outputShape = zip(shape, paddings).map { $0 + $1.before + $1.after }
-    output.update(repeating: value, count: outputShape.reduce(1, *))
-    guard shape.allSatisfy({ $0 > 0 }) else { return }
-    let outputStrides = strides(outputShape)
-    let base = zip(paddings, outputStrides).reduce(0) { $0 + $1.0.before * $1.1 }
-    // Write the input through the output's strides: the inverse of a strided read.
-    let rank = shape.count
-    guard rank > 0 else {
-      output[0] = input[0]
-      return
+  /// Copies an input into the middle of an output grown by `paddings[d]` = (before, after)
+  /// along each dimension, filling the rest with a value (TFLite's PAD and PADV2). Made
+  /// once per shape, so a run only copies.
+  public struct Padding: Sendable {
+    /// The input's shape.
+    public let shape: [Int]
+    /// Values in the output.
+    public let outputCount: Int
+    private let outputStrides: [Int]
+    /// Where the input's first value lands in the output.
+    private let base: Int
+
+    /// Plans padding an input of `shape` by `paddings` (one pair per dimension).
+    public init(shape: [Int], paddings: [(before: Int, after: Int)]) {
+      let outputShape = zip(shape, paddings).map { $0 + $1.before + $1.after }
+      self.shape = shape
+      outputCount = outputShape.reduce(1, *)
+      outputStrides = Layout.strides(outputShape)
+      base = zip(paddings, outputStrides).reduce(0) { $0 + $1.0.before * $1.1 }
     }
-    let n = shape[rank - 1]
-    var index = [Int](repeating: 0, count: rank)
-    var offset = base
-    var source = input
-    for _ in 0..<shape.dropLast().reduce(1, *) {
-      (output + offset).update(from: source, count: n)
-      source += n
-      var d = rank - 2
-      while d >= 0 {
-        index[d] += 1
-        offset += outputStrides[d]
-        if index[d] < shape[d] { break }
-        offset -= outputStrides[d] * shape[d]
-        index[d] = 0
-        d -= 1
+
+    /// Writes the padded input to `output`.
+    public func callAsFunction(_ input: UnsafePointer<Float>, value: Float, output: UnsafeMutablePointer<Float>) {
+      output.update(repeating: value, count: outputCount)
+      guard shape.allSatisfy({ $0 > 0 }) else { return }
+      guard let n = shape.last else {
+        output[0] = input[0]
+        return
+      }
+      // The input's rows go through the output's strides: the inverse of a strided read.
+      Layout.forEachRow(shape, outputStrides, outputStrides) { row, offset, _ in
+        (output + base + offset).update(from: input + row * n, count: n)
       }
     }
   }

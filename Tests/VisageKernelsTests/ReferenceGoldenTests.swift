@@ -297,7 +297,7 @@ import VisageTestSupport
     Layout.stridedCopy([1, 2, 3, 4, 5, 6], base: 0, inputStrides: [1, 3], outputShape: [3, 2], output: &t)
     #expect(t == [1, 4, 2, 5, 3, 6])
     var p = [Float](repeating: 0, count: 8)
-    Layout.pad([1, 2], shape: [1, 2], paddings: [(0, 1), (1, 1)], value: -1, output: &p)
+    Layout.Padding(shape: [1, 2], paddings: [(0, 1), (1, 1)])([1, 2], value: -1, output: &p)
     #expect(p == [-1, 1, 2, -1, -1, -1, -1, -1])
     var joined = [Float](repeating: 0, count: 6)
     [Float]([1, 2]).withUnsafeBufferPointer { a in

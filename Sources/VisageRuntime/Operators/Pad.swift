@@ -29,10 +29,8 @@ public struct Pad: Operator {
   }
 
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
-    let shape = context.inputShapes[0].dimensions
-    let input = context.inputs[0]
-    let output = context.output
-    let (paddings, value) = (paddings, value)
-    return { Layout.pad(input, shape: shape, paddings: paddings, value: value, output: output) }
+    let padding = Layout.Padding(shape: context.inputShapes[0].dimensions, paddings: paddings)
+    let (input, output, value) = (context.inputs[0], context.output, value)
+    return { padding(input, value: value, output: output) }
   }
 }
