@@ -83,20 +83,33 @@ final class Windows: @unchecked Sendable {
     }
   }
 
-  /// Copies the input into the middle of the padded image; the border stays zero from
-  /// allocation, as nothing else writes there.
-  private func fill(_ image: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>)
-    -> UnsafeMutablePointer<Float>
-  {
+  /// Rows of the input `fill` copies (counted over all images): the units a parallel fill
+  /// splits; 0 when the input is read in place.
+  var fillRowCount: Int {
+    padded == nil ? 0 : geometry.input.batch * max(0, min(geometry.input.height, imageHeight - geometry.padTop))
+  }
+
+  /// Copies input rows `rows` (counted over all images, `0..<fillRowCount`) into the middle
+  /// of the padded image; the border stays zero from allocation, as nothing else writes
+  /// there. Separate calls may copy separate rows at the same time.
+  func fill(_ input: UnsafePointer<Float>, rows: Range<Int>) {
+    guard let image = padded?.baseAddress else { return }
     let g = geometry
     let channels = g.input.channels
     let columns = max(0, min(g.input.width, imageWidth - g.padLeft))
-    for b in 0..<g.input.batch {
-      for y in 0..<max(0, min(g.input.height, imageHeight - g.padTop)) {
-        let target = image + ((b * imageHeight + y + g.padTop) * imageWidth + g.padLeft) * channels
-        target.update(from: input + g.input.offset(b, y, 0, 0), count: columns * channels)
-      }
+    let perImage = max(1, min(g.input.height, imageHeight - g.padTop))
+    for row in rows {
+      let (b, y) = row.quotientAndRemainder(dividingBy: perImage)
+      let target = image + ((b * imageHeight + y + g.padTop) * imageWidth + g.padLeft) * channels
+      target.update(from: input + g.input.offset(b, y, 0, 0), count: columns * channels)
     }
+  }
+
+  /// The padded image, filled from `input` on this thread.
+  private func fill(_ image: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>)
+    -> UnsafeMutablePointer<Float>
+  {
+    fill(input, rows: 0..<fillRowCount)
     return image
   }
 }

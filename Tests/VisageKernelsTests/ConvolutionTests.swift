@@ -183,6 +183,9 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
     ConvolutionCase(index: 50_002, channels: 8, height: 33, width: 31, outputChannels: 40, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: false),
     ConvolutionCase(index: 50_003, channels: 3, height: 65, width: 29, outputChannels: 16, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: true),
     ConvolutionCase(index: 50_004, channels: 12, height: 9, width: 70, outputChannels: 13, filterHeight: 2, filterWidth: 2, stride: 2, padding: .valid, relu: false, batch: 3),
+    // Large enough that every thread fills part of the padded copy first.
+    ConvolutionCase(index: 50_005, channels: 3, height: 130, width: 97, outputChannels: 16, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: true),
+    ConvolutionCase(index: 50_006, channels: 4, height: 70, width: 61, outputChannels: 8, filterHeight: 5, filterWidth: 5, stride: 1, padding: .same, relu: false, batch: 2),
   ])
   func threadedStepMatchesSerialRun(_ c: ConvolutionCase) {
     let g = c.geometry
