@@ -45,6 +45,9 @@ struct Bench: ParsableCommand {
   @Flag(help: "Also print time per operator type for each model.")
   var profile = false
 
+  @Flag(help: "Also print each operator of each model as it runs (fused ones included): its fastest time over the profiled runs and its shapes.")
+  var profileNodes = false
+
   func validate() throws {
     guard threads >= 1, iterations >= 1, warmup >= 0 else {
       throw ValidationError("--threads and --iterations must be at least 1, --warmup at least 0")
@@ -81,6 +84,7 @@ struct Bench: ParsableCommand {
       let stats = Timing.measure(warmup: warmup, iterations: iterations) { interpreter.invoke() }
       report(name, stats, format, sharing: pool.map { Sharing($0.statistics, since: before!) })
       if profile { printProfile(interpreter, name) }
+      if profileNodes { printNodeProfile(interpreter) }
     }
   }
 
@@ -166,6 +170,26 @@ struct Bench: ParsableCommand {
     let total = byType.values.reduce(0, +)
     for (op, ms) in byType.sorted(by: { $0.value > $1.value }) {
       print("  " + op.padding(toLength: 24, withPad: " ", startingAt: 0) + String(format: "%9.3f ms %6.1f%%", ms, 100 * ms / total))
+    }
+  }
+}
+
+extension Bench {
+  /// One line per node in execution order: index, operator, the minimum over profiled runs
+  /// (the least disturbed by other processes), and its input and output shapes.
+  fileprivate func printNodeProfile(_ interpreter: Interpreter) {
+    let nodes = interpreter.graph.nodes
+    var fastest = [Double](repeating: .infinity, count: nodes.count)
+    for _ in 0..<max(1, min(iterations, 200)) {
+      for (i, seconds) in interpreter.profile().enumerated() { fastest[i] = min(fastest[i], seconds) }
+    }
+    func shape(_ id: Int) -> String { interpreter.shapes[id].map { "\($0)" } ?? "?" }
+    for (i, node) in nodes.enumerated() {
+      // Constants (filters, biases) are left out: the activations say what the node did.
+      let inputs = node.inputs.filter { interpreter.graph.constants[$0] == nil }.map(shape).joined(separator: " ")
+      print(
+        String(format: "  %4d ", i) + node.op.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+          + String(format: "%9.2f us  ", fastest[i] * 1e6) + "\(inputs) -> \(shape(node.output))")
     }
   }
 }

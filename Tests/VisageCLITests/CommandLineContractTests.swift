@@ -133,6 +133,19 @@ import VisageTestSupport
     #expect(try one.jsonLines().last?["workerShare"] == nil)
   }
 
+  /// `--profile` prints time per operator type, `--profile-nodes` one line per node as the
+  /// interpreter runs it: for the blendshapes model, its eight fused ROW_MIXING nodes.
+  @Test func benchProfilesOperatorTypesAndNodes() throws {
+    let run = try CLI.run(
+      ["bench", "--only", "face_blendshapes", "--iterations", "2", "--warmup", "1", "--output", "json", "--profile", "--profile-nodes"])
+    #expect(run.status == 0, "\(run.stderr)")
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.contains { $0.hasPrefix("  CONV_2D ") && $0.hasSuffix("%") })
+    let nodes = lines.filter { $0.contains(" us  ") }
+    #expect(nodes.filter { $0.contains("ROW_MIXING") }.count == 8)
+    #expect(nodes.contains { $0.contains("ROW_MIXING") && $0.contains("[1, 1, 97, 64] -> [1, 1, 384, 64]") })
+  }
+
   /// `--paths-from -`: one path per line on stdin, blank lines skipped, so that the tool can
   /// sit behind xargs, GNU parallel or Spark's RDD.pipe.
   @Test func pathsFromStandardInput() throws {
