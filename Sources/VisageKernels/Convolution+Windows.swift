@@ -28,7 +28,8 @@ final class Windows: @unchecked Sendable {
       padded = nil
     } else {
       (imageHeight, imageWidth) = (height, width)
-      padded = .allocate(capacity: g.input.batch * height * width * g.input.channels)
+      let count = g.input.batch * height * width * g.input.channels
+      padded = UnsafeMutableBufferPointer(start: CacheAligned.allocate(Float.self, count: count), count: count)
       padded!.initialize(repeating: 0)
     }
     let channels = g.input.channels

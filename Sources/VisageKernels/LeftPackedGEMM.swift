@@ -34,13 +34,13 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     self.k = k
     self.clamp = clamp
     let rows = (m + 7) / 8 * 8
-    panels = .allocate(capacity: rows * k)
+    panels = CacheAligned.allocate(Float.self, count: rows * k)
     panels.initialize(repeating: 0, count: rows * k)
     for row in 0..<m {
       let panel = panels + (row / 8) * 8 * k
       for j in 0..<k { panel[j * 8 + row % 8] = a[row * lda + j] }
     }
-    self.bias = .allocate(capacity: rows)
+    self.bias = CacheAligned.allocate(Float.self, count: rows)
     self.bias.initialize(repeating: 0, count: rows)
     if let bias { self.bias.update(from: bias, count: m) }
   }

@@ -11,9 +11,9 @@ extension PackedGEMM {
   /// order, so the choice changes speed, never results.
   public static let preferredTileRows: Int = {
     let (m, k) = (64, 64)
-    let a = UnsafeMutablePointer<Float>.allocate(capacity: m * k)
-    let panel = UnsafeMutablePointer<Float>.allocate(capacity: 16 * k)
-    let tile = UnsafeMutablePointer<SIMD16<Float>>.allocate(capacity: 8)
+    let a = CacheAligned.allocate(Float.self, count: m * k)
+    let panel = CacheAligned.allocate(Float.self, count: 16 * k)
+    let tile = CacheAligned.allocate(SIMD16<Float>.self, count: 8)
     defer {
       a.deallocate()
       panel.deallocate()

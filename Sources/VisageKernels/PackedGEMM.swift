@@ -41,7 +41,7 @@ public final class PackedGEMM: @unchecked Sendable {
     self.n = n
     self.k = k
     let count = max(1, (n + 15) / 16 * 16 * k)
-    panels = .allocate(capacity: count)
+    panels = CacheAligned.allocate(Float.self, count: count)
     panels.initialize(repeating: 0, count: count)
     for column in 0..<n {
       let panel = panels + (column / 16) * 16 * k
@@ -49,7 +49,7 @@ public final class PackedGEMM: @unchecked Sendable {
     }
     let padded = (n + 15) / 16 * 16
     func copy(_ values: UnsafePointer<Float>?, padding: Float) -> UnsafeMutablePointer<Float> {
-      let copy = UnsafeMutablePointer<Float>.allocate(capacity: max(padded, 1))
+      let copy = CacheAligned.allocate(Float.self, count: padded)
       copy.initialize(repeating: padding, count: max(padded, 1))
       if let values { copy.update(from: values, count: n) }
       return copy

@@ -1,3 +1,5 @@
+import VisageKernels
+
 /// Float storage with a stable address, freed when the last reference goes.
 ///
 /// The interpreter keeps constants and its activation arena in these so that prepared
@@ -11,14 +13,14 @@ public final class ConstantBuffer: @unchecked Sendable {
   /// Allocates `count` zeros.
   public init(zeros count: Int) {
     self.count = count
-    pointer = .allocate(capacity: max(count, 1))
+    pointer = CacheAligned.allocate(Float.self, count: count)
     pointer.initialize(repeating: 0, count: max(count, 1))
   }
 
   /// Allocates a copy of `values`.
   public init(copying values: [Float]) {
     self.count = values.count
-    pointer = .allocate(capacity: max(values.count, 1))
+    pointer = CacheAligned.allocate(Float.self, count: values.count)
     pointer.initialize(repeating: 0, count: max(values.count, 1))
     if !values.isEmpty {
       values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: $0.count) }
