@@ -86,9 +86,10 @@ final class Windows: @unchecked Sendable {
 
   /// Rows of the input `fill` copies (counted over all images): the units a parallel fill
   /// splits; 0 when the input is read in place.
-  var fillRowCount: Int {
-    padded == nil ? 0 : geometry.input.batch * max(0, min(geometry.input.height, imageHeight - geometry.padTop))
-  }
+  var fillRowCount: Int { padded == nil ? 0 : geometry.input.batch * filledRowsPerImage }
+
+  /// Input rows of each image that land inside the padded image.
+  private var filledRowsPerImage: Int { max(0, min(geometry.input.height, imageHeight - geometry.padTop)) }
 
   /// Copies input rows `rows` (counted over all images, `0..<fillRowCount`) into the middle
   /// of the padded image; the border stays zero from allocation, as nothing else writes
@@ -98,9 +99,8 @@ final class Windows: @unchecked Sendable {
     let g = geometry
     let channels = g.input.channels
     let columns = max(0, min(g.input.width, imageWidth - g.padLeft))
-    let perImage = max(1, min(g.input.height, imageHeight - g.padTop))
     for row in rows {
-      let (b, y) = row.quotientAndRemainder(dividingBy: perImage)
+      let (b, y) = row.quotientAndRemainder(dividingBy: filledRowsPerImage)
       let target = image + ((b * imageHeight + y + g.padTop) * imageWidth + g.padLeft) * channels
       target.update(from: input + g.input.offset(b, y, 0, 0), count: columns * channels)
     }

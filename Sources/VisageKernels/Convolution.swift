@@ -171,7 +171,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
   public static let parallelMinimum = 100_000
 
   /// Input values from which a padded copy is filled by all threads: 32 K values take a few
-  /// microseconds to copy, more than the extra loop costs (about 1.3 µs on two threads).
+  /// microseconds to copy, more than the extra loop's start and finish cost.
   public static let parallelFillMinimum = 32_768
 
   /// Part `index` of `count` near-equal parts of `0..<total`.
@@ -209,8 +209,9 @@ public final class ConvolutionPlan: @unchecked Sendable {
 }
 
 extension Optional where Wrapped == [Float] {
-  /// Calls `body` with a buffer over the array, or with nil when there is none.
-  fileprivate func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
+  /// Calls `body` with a buffer over the array, or with nil when there is none (an optional
+  /// bias or slopes handed to a kernel that takes pointers).
+  public func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
     switch self {
     case .some(let values): values.withUnsafeBufferPointer { body($0) }
     case .none: body(nil)

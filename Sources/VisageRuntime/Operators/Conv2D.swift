@@ -141,16 +141,6 @@ func applyPReLU(_ slopes: [Float], to output: UnsafeMutablePointer<Float>, count
   }
 }
 
-extension Optional where Wrapped == [Float] {
-  /// Calls `body` with a buffer over the array, or with nil when there is none.
-  func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
-    switch self {
-    case .some(let values): values.withUnsafeBufferPointer { body($0) }
-    case .none: body(nil)
-    }
-  }
-}
-
 /// Rejects non-positive strides, dilations and filter sizes before any arithmetic uses them.
 func checkWindow(
   _ name: String, _ strideHeight: Int, _ strideWidth: Int, _ dilationHeight: Int,
