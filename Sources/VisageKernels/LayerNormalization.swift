@@ -25,22 +25,45 @@ public enum LayerNormalization {
         input, rows: rows, block: block, channels: channels, gamma: gamma, epsilon: epsilon, output: output,
         part: part ?? 0..<block)
     }
-    for r in part ?? 0..<rows {
-      let x = input + r * channels
-      let (scale, negated) = statistics(x, channels: channels, epsilon: epsilon)
-      let out = output + r * channels
-      let (splatScale, splatNegated) = (Vector(repeating: scale), Vector(repeating: negated))
-      var i = 0
-      while i + 8 <= channels {
-        let s = splatScale * gamma.vector(at: i)
-        out.store(x.vector(at: i) * s + splatNegated * s, at: i)
-        i += 8
+    let range = part ?? 0..<rows
+    var r = range.lowerBound
+    // Four rows' statistics at a time: each row's sums are one long chain of dependent
+    // adds, and four independent chains keep the adders busy where one leaves them waiting.
+    while r + 4 <= range.upperBound {
+      let (scales, negations) = statistics4(input + r * channels, channels: channels, epsilon: epsilon)
+      for k in 0..<4 {
+        normalize(
+          input + (r + k) * channels, scale: scales[k], negated: negations[k], gamma: gamma, channels: channels,
+          output: output + (r + k) * channels)
       }
-      while i < channels {
-        let s = scale * gamma[i]
-        out[i] = x[i] * s + negated * s
-        i += 1
-      }
+      r += 4
+    }
+    while r < range.upperBound {
+      let (scale, negated) = statistics(input + r * channels, channels: channels, epsilon: epsilon)
+      normalize(
+        input + r * channels, scale: scale, negated: negated, gamma: gamma, channels: channels,
+        output: output + r * channels)
+      r += 1
+    }
+  }
+
+  /// One row: y = x · s + (-m) · s with s = γ · scale.
+  @inline(__always)
+  private static func normalize(
+    _ x: UnsafePointer<Float>, scale: Float, negated: Float, gamma: UnsafePointer<Float>, channels: Int,
+    output out: UnsafeMutablePointer<Float>
+  ) {
+    let (splatScale, splatNegated) = (Vector(repeating: scale), Vector(repeating: negated))
+    var i = 0
+    while i + 8 <= channels {
+      let s = splatScale * gamma.vector(at: i)
+      out.store(x.vector(at: i) * s + splatNegated * s, at: i)
+      i += 8
+    }
+    while i < channels {
+      let s = scale * gamma[i]
+      out[i] = x[i] * s + negated * s
+      i += 1
     }
   }
 
@@ -50,17 +73,16 @@ public enum LayerNormalization {
     _ input: UnsafePointer<Float>, rows: Int, block: Int, channels: Int, gamma: UnsafePointer<Float>,
     epsilon: Float, output: UnsafeMutablePointer<Float>, part: Range<Int>
   ) {
-    var scales = Vector.zero
-    var negations = Vector.zero
     var group = 0
     while group < rows {
       let x = input + group * channels
       let out = output + group * channels
       var r = part.lowerBound
       while r + 8 <= part.upperBound {
-        for k in 0..<8 {
-          (scales[k], negations[k]) = statistics(x + (r + k) * channels, channels: channels, epsilon: epsilon)
-        }
+        let (lowScales, lowNegations) = statistics4(x + r * channels, channels: channels, epsilon: epsilon)
+        let (highScales, highNegations) = statistics4(x + (r + 4) * channels, channels: channels, epsilon: epsilon)
+        let scales = Vector(lowHalf: lowScales, highHalf: highScales)
+        let negations = Vector(lowHalf: lowNegations, highHalf: highNegations)
         let rowsX = x + r * channels
         for c in 0..<channels {
           var values = Vector.zero
@@ -106,5 +128,50 @@ public enum LayerNormalization {
     }
     let variance = total / count
     return (1 / (variance + epsilon).squareRoot(), -mean)
+  }
+
+  /// `statistics` of the four rows from `x` on (`channels` apart), computed together with
+  /// each row's operations in the same order, so the results are the same bits.
+  @inline(__always)
+  private static func statistics4(
+    _ x: UnsafePointer<Float>, channels: Int, epsilon: Float
+  ) -> (SIMD4<Float>, SIMD4<Float>) {
+    let count = Float(channels)
+    let (x0, x1, x2, x3) = (x, x + channels, x + 2 * channels, x + 3 * channels)
+    var (a0, a1, a2, a3) = (Vector.zero, Vector.zero, Vector.zero, Vector.zero)
+    var i = 0
+    while i + 8 <= channels {
+      a0 += x0.vector(at: i)
+      a1 += x1.vector(at: i)
+      a2 += x2.vector(at: i)
+      a3 += x3.vector(at: i)
+      i += 8
+    }
+    let vectorEnd = i
+    var totals = SIMD4(a0.sum(), a1.sum(), a2.sum(), a3.sum())
+    while i < channels {
+      totals += SIMD4(x0[i], x1[i], x2[i], x3[i])
+      i += 1
+    }
+    let means = totals / count
+    let (m0, m1, m2, m3) = (Vector(repeating: means[0]), Vector(repeating: means[1]), Vector(repeating: means[2]), Vector(repeating: means[3]))
+    (a0, a1, a2, a3) = (Vector.zero, Vector.zero, Vector.zero, Vector.zero)
+    i = 0
+    while i < vectorEnd {
+      let (d0, d1, d2, d3) = (x0.vector(at: i) - m0, x1.vector(at: i) - m1, x2.vector(at: i) - m2, x3.vector(at: i) - m3)
+      a0 += d0 * d0
+      a1 += d1 * d1
+      a2 += d2 * d2
+      a3 += d3 * d3
+      i += 8
+    }
+    totals = SIMD4(a0.sum(), a1.sum(), a2.sum(), a3.sum())
+    while i < channels {
+      let d = SIMD4(x0[i], x1[i], x2[i], x3[i]) - means
+      totals += d * d
+      i += 1
+    }
+    let variances = totals / count
+    return (1 / (variances + epsilon).squareRoot(), -means)
   }
 }
