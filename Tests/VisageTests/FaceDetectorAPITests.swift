@@ -93,6 +93,33 @@ struct FaceDetectorAPITests {
     #expect(received.value == [0, 165])
   }
 
+  @Test func aReleasedDetectorDropsItsWaitingFrame() throws {
+    let (started, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let received = Locked<[Int]>([])
+    var options = Self.options(.liveStream)
+    options.liveStreamHandler = { _, timestamp, _ in
+      if timestamp == 0 {
+        started.signal()
+        gate.wait()
+      }
+      received.mutate { $0.append(timestamp) }
+    }
+    var detector: FaceDetector? = try FaceDetector(options: options)
+    weak let released = detector
+    try detector?.detectAsync(image: Self.astronaut, timestampInMilliseconds: 0)
+    started.wait()
+    try detector?.detectAsync(image: Self.astronaut, timestampInMilliseconds: 33)
+    detector = nil
+    gate.signal()
+    // Frame 0's callback keeps the detector alive until it returns; then the waiting frame
+    // finds no detector and is dropped, without a callback and without a crash.
+    let deadline = ContinuousClock.now + .seconds(10)
+    while released != nil && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    Thread.sleep(forTimeInterval: 0.2)
+    #expect(released == nil)
+    #expect(received.value == [0])
+  }
+
   @Test func liveStreamDelegateIsCalled() throws {
     final class Collector: FaceDetectorLiveStreamDelegate, @unchecked Sendable {
       let timestamps = Locked<[Int]>([])

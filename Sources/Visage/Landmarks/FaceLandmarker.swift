@@ -18,12 +18,10 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// The options the landmarker was created with.
   public let options: FaceLandmarkerOptions
 
-  // `lock` guards `pipeline` (models and tracking state) and `timestamps`.
-  private let lock = NSLock()
   /// Internal, not private, so tests can set its tracking state (`LandmarkerStepParityTests`).
+  /// Only `runner`'s calls touch it otherwise, under its lock.
   let pipeline: LandmarkerPipeline
-  private var timestamps = TimestampGate()
-  private var liveStream: LiveStreamRunner<VisionImage>?
+  private let runner: TaskRunner<[LandmarkerPipeline.Face]>
 
   /// Creates an image-mode landmarker with default options for the bundle at `modelPath`.
   public convenience init(modelPath: String) throws {
@@ -61,63 +59,57 @@ public final class FaceLandmarker: @unchecked Sendable {
         throw VisionTaskError.invalidModel("\(path): \(name): \(error)")
       }
     }
-    pipeline = LandmarkerPipeline(
+    let pipeline = LandmarkerPipeline(
       detector: detector, landmarks: landmarks, blendshapes: blendshapes, geometry: geometry, options: options)
+    self.pipeline = pipeline
+    runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
+      try pipeline.process(image, timestamp: timestamp)
+    }
     if options.runningMode == .liveStream {
-      liveStream = LiveStreamRunner(label: "visage.face-landmarker.live-stream") { [weak self] image, timestamp in
-        self?.deliver(image, timestamp: timestamp)
+      runner.startLiveStream(label: "visage.face-landmarker.live-stream") { [weak self] outcome, timestamp in
+        self?.deliver(outcome, timestamp: timestamp)
       }
     }
   }
 
   /// Finds faces in a still image. Needs running mode `.image`.
   public func detect(image: VisionImage) throws -> FaceLandmarkerResult {
-    try options.runningMode.require(.image, for: "detect(image:)")
-    return try Self.result(faces(image, timestamp: nil), timestamp: nil)
+    try Self.result(runner.image(image, method: "detect(image:)"), timestamp: nil)
   }
 
   /// Finds faces in one frame of a video, following faces from the previous frame. Needs
   /// running mode `.video`; timestamps must increase from call to call.
   public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
-    try options.runningMode.require(.video, for: "detect(videoFrame:timestampInMilliseconds:)")
-    return try Self.result(faces(image, timestamp: timestampInMilliseconds), timestamp: timestampInMilliseconds)
+    let faces = try runner.videoFrame(
+      image, timestamp: timestampInMilliseconds, method: "detect(videoFrame:timestampInMilliseconds:)")
+    return Self.result(faces, timestamp: timestampInMilliseconds)
   }
 
   /// Hands a live-stream frame over and returns at once; the result goes to the options'
   /// delegate or handler. Needs running mode `.liveStream`; timestamps must increase.
   /// Frames are dropped as in `FaceDetector.detectAsync`.
   public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
-    try options.runningMode.require(.liveStream, for: "detectAsync(image:timestampInMilliseconds:)")
-    try lock.withLock {
-      try timestamps.admit(timestampInMilliseconds)
-      liveStream?.submit(image, timestamp: timestampInMilliseconds)
-    }
+    try runner.submit(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)")
   }
 
   /// Visage: forgets tracked faces, smoothing filters and the last timestamp, so the next
   /// frame may start an unrelated video (timestamps from 0 again) without reloading models.
   /// In live-stream mode, call it once `waitUntilIdle()` has returned.
   public func resetTracking() {
-    lock.withLock {
-      pipeline.reset()
-      timestamps = TimestampGate()
-    }
+    runner.reset { pipeline.reset() }
   }
 
   /// Blocks until every live-stream frame handed over so far is processed or dropped, and
   /// its callback has returned.
   public func waitUntilIdle() {
-    liveStream?.waitUntilIdle()
+    runner.waitUntilIdle()
   }
 
   /// The pipeline's faces for a still image (`timestamp` nil) or a video frame, whose
   /// timestamp must pass the gate; the caller has checked the running mode. Internal for
   /// `FaceAnalyzer`, which needs each face's own matrix (the public result drops skipped ones).
   func faces(_ image: VisionImage, timestamp: Int?) throws -> [LandmarkerPipeline.Face] {
-    try lock.withLock {
-      if let timestamp { try timestamps.admit(timestamp) }
-      return try pipeline.process(image, timestamp: timestamp)
-    }
+    try runner.run(image, timestamp: timestamp)
   }
 
   /// The public result for the pipeline's faces.
@@ -137,9 +129,9 @@ public final class FaceLandmarker: @unchecked Sendable {
       timestampInMilliseconds: timestamp ?? 0)
   }
 
-  private func deliver(_ image: VisionImage, timestamp: Int) {
-    let outcome = Result { try lock.withLock { try Self.result(pipeline.process(image, timestamp: timestamp), timestamp: timestamp) } }
-    let (value, error) = (try? outcome.get(), outcome.failure)
+  private func deliver(_ outcome: Result<[LandmarkerPipeline.Face], Error>, timestamp: Int) {
+    let value = try? Self.result(outcome.get(), timestamp: timestamp)
+    let error = outcome.failure
     options.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
       self, didFinishDetection: value, timestampInMilliseconds: timestamp, error: error)
     options.liveStreamHandler?(value, timestamp, error)

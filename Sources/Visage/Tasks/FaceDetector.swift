@@ -21,11 +21,8 @@ public final class FaceDetector: @unchecked Sendable {
   /// Whether the model is the short-range or the full-range detector.
   public var isFullRange: Bool { graph.range == .full }
 
-  // `lock` guards `graph` (which owns the interpreter's memory) and `timestamps`.
-  private let lock = NSLock()
   private let graph: DetectorGraph
-  private var timestamps = TimestampGate()
-  private var liveStream: LiveStreamRunner<VisionImage>?
+  private let runner: TaskRunner<FaceDetectorResult>
 
   /// Creates an image-mode detector with default options for the model at `modelPath`.
   public convenience init(modelPath: String) throws {
@@ -36,29 +33,33 @@ public final class FaceDetector: @unchecked Sendable {
   public init(options: FaceDetectorOptions) throws {
     try options.validate()
     self.options = options
-    graph = try DetectorGraph(
+    let graph = try DetectorGraph(
       model: Self.loadModel(options.baseOptions.modelAssetPath), pool: options.baseOptions.threadPool())
+    self.graph = graph
+    runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
+      let found = try graph.detect(
+        image, minScore: options.minDetectionConfidence, suppressionThreshold: options.minSuppressionThreshold)
+      return FaceDetectorResult(
+        detections: found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) },
+        timestampInMilliseconds: timestamp ?? 0)
+    }
     if options.runningMode == .liveStream {
-      liveStream = LiveStreamRunner(label: "visage.face-detector.live-stream") { [weak self] image, timestamp in
-        self?.deliver(image, timestamp: timestamp)
+      runner.startLiveStream(label: "visage.face-detector.live-stream") { [weak self] outcome, timestamp in
+        self?.deliver(outcome, timestamp: timestamp)
       }
     }
   }
 
   /// Detects faces in a still image. Needs running mode `.image`.
   public func detect(image: VisionImage) throws -> FaceDetectorResult {
-    try options.runningMode.require(.image, for: "detect(image:)")
-    return try run(image, timestamp: 0)
+    try runner.image(image, method: "detect(image:)")
   }
 
   /// Detects faces in one frame of a video. Needs running mode `.video`; timestamps must
   /// increase from call to call.
   public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
-    try options.runningMode.require(.video, for: "detect(videoFrame:timestampInMilliseconds:)")
-    lock.lock()
-    defer { lock.unlock() }
-    try timestamps.admit(timestampInMilliseconds)
-    return try detectLocked(image, timestamp: timestampInMilliseconds)
+    try runner.videoFrame(
+      image, timestamp: timestampInMilliseconds, method: "detect(videoFrame:timestampInMilliseconds:)")
   }
 
   /// Hands a live-stream frame over and returns at once; the result goes to the options'
@@ -67,35 +68,16 @@ public final class FaceDetector: @unchecked Sendable {
   /// While a frame is being processed the newest frame handed over waits, and any older
   /// waiting frame is dropped without a callback (MediaPipe's flow limiter).
   public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
-    try options.runningMode.require(.liveStream, for: "detectAsync(image:timestampInMilliseconds:)")
-    lock.lock()
-    defer { lock.unlock() }
-    try timestamps.admit(timestampInMilliseconds)
-    liveStream?.submit(image, timestamp: timestampInMilliseconds)
+    try runner.submit(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)")
   }
 
   /// Blocks until every live-stream frame handed over so far is processed or dropped, and
   /// its callback has returned. Useful at the end of a stream.
   public func waitUntilIdle() {
-    liveStream?.waitUntilIdle()
+    runner.waitUntilIdle()
   }
 
-  private func run(_ image: VisionImage, timestamp: Int) throws -> FaceDetectorResult {
-    lock.lock()
-    defer { lock.unlock() }
-    return try detectLocked(image, timestamp: timestamp)
-  }
-
-  private func detectLocked(_ image: VisionImage, timestamp: Int) throws(VisionTaskError) -> FaceDetectorResult {
-    let found = try graph.detect(
-      image, minScore: options.minDetectionConfidence, suppressionThreshold: options.minSuppressionThreshold)
-    return FaceDetectorResult(
-      detections: found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) },
-      timestampInMilliseconds: timestamp)
-  }
-
-  private func deliver(_ image: VisionImage, timestamp: Int) {
-    let outcome = Result { try run(image, timestamp: timestamp) }
+  private func deliver(_ outcome: Result<FaceDetectorResult, Error>, timestamp: Int) {
     let (result, error) = (try? outcome.get(), outcome.failure)
     if let delegate = options.faceDetectorLiveStreamDelegate {
       delegate.faceDetector(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)

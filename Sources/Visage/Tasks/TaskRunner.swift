@@ -1,0 +1,77 @@
+import Foundation
+
+/// The calls every vision task takes the same way, whatever it computes: the running-mode
+/// check, one lock that serialises runs, the increasing-timestamp rule of video and
+/// live-stream mode, and the live-stream hand-off with its callback.
+///
+/// The task gives `process`, which turns an image (and its timestamp, nil for a still image)
+/// into its output; `process` always runs under the lock, so it may use state the task does
+/// not guard itself.
+final class TaskRunner<Output>: @unchecked Sendable {
+  private let runningMode: RunningMode
+  // `lock` guards `timestamps` and everything `process` touches.
+  private let lock = NSLock()
+  private var timestamps = TimestampGate()
+  private let process: (VisionImage, Int?) throws -> Output
+  private var liveStream: LiveStreamRunner<VisionImage>?
+
+  init(runningMode: RunningMode, process: @escaping (VisionImage, Int?) throws -> Output) {
+    self.runningMode = runningMode
+    self.process = process
+  }
+
+  /// Starts the live-stream queue, which hands each frame's output or error to `deliver`
+  /// (on its own thread). Call once, from the task's initializer, in live-stream mode; the
+  /// task's `deliver` should hold the task weakly, since the task owns this runner.
+  func startLiveStream(label: String, deliver: @escaping @Sendable (Result<Output, Error>, Int) -> Void) {
+    // Weak: a frame still queued when the task goes away finds no runner and is dropped.
+    liveStream = LiveStreamRunner(label: label) { [weak self] image, timestamp in
+      guard let self else { return }
+      deliver(Result { try lock.withLock { try process(image, timestamp) } }, timestamp)
+    }
+  }
+
+  /// A still image, for a method of image mode named `method` (for its error message).
+  func image(_ image: VisionImage, method: String) throws -> Output {
+    try runningMode.require(.image, for: method)
+    return try run(image, timestamp: nil)
+  }
+
+  /// A video frame, for a method of video mode.
+  func videoFrame(_ image: VisionImage, timestamp: Int, method: String) throws -> Output {
+    try runningMode.require(.video, for: method)
+    return try run(image, timestamp: timestamp)
+  }
+
+  /// Hands a live-stream frame to the queue and returns at once, for a method of live-stream
+  /// mode; its output goes to `startLiveStream`'s `deliver`.
+  func submit(_ image: VisionImage, timestamp: Int, method: String) throws {
+    try runningMode.require(.liveStream, for: method)
+    try lock.withLock {
+      try timestamps.admit(timestamp)
+      liveStream?.submit(image, timestamp: timestamp)
+    }
+  }
+
+  /// Runs `process` on a still image (`timestamp` nil) or on a frame whose timestamp must
+  /// pass the gate, with no running-mode check: the caller has made it.
+  func run(_ image: VisionImage, timestamp: Int?) throws -> Output {
+    try lock.withLock {
+      if let timestamp { try timestamps.admit(timestamp) }
+      return try process(image, timestamp)
+    }
+  }
+
+  /// Runs `body` under the lock and forgets the last timestamp, so a new video may start.
+  func reset(_ body: () -> Void) {
+    lock.withLock {
+      body()
+      timestamps = TimestampGate()
+    }
+  }
+
+  /// Blocks until every live-stream frame handed over so far is processed or dropped.
+  func waitUntilIdle() {
+    liveStream?.waitUntilIdle()
+  }
+}
