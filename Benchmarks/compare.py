@@ -13,8 +13,7 @@ default options) timed around `detect()` on Tests/Fixtures/images/astronaut.png,
 wrapped in an mp.Image once beforehand (decoding excluded), against `visage bench --only
 detector_image`. MediaPipe's Python API has no thread-count option; its CPU inference uses one
 XNNPACK thread on desktop Linux (the cpu/wall ratio printed with it, about 1.0, shows that), so
-its figure is the same whatever --threads says. If the visage binary does not know the item
-yet, only MediaPipe's figure is printed.
+its figure is the same whatever --threads says.
 
 Pipeline item `landmarker_image`: MediaPipe's Tasks FaceLandmarker (Weights/face_landmarker.task,
 IMAGE mode, num_faces 1, output_face_blendshapes and output_facial_transformation_matrixes on)
@@ -31,7 +30,8 @@ does not run: a frame is landmarks from the previous frame's ROI, smoothing, ble
 geometry.
 
 Visage's figures come from `visage bench --only <item> ... --output json` (all requested pipeline
-items in one call, or one call per item if the binary rejects a name).
+items in one call). Each MediaPipe task is created and warmed up once and then timed in
+--rounds blocks between Visage's.
 
     swift build -c release --product visage
     python3 Benchmarks/compare.py --threads 1 --threads 2
@@ -129,53 +129,16 @@ def visage(binary, name, threads, iterations, warmup):
     return json.loads(out.strip().splitlines()[-1])
 
 
-_noted = set()
-
-
-def visage_if_supported(binary, name, threads, iterations, warmup):
-    """`visage bench` for an item it may not know yet (or with no binary at all): None then."""
-    if not os.path.exists(binary):
-        return None
-    try:
-        return visage(binary, name, threads, iterations, warmup)
-    except subprocess.CalledProcessError as e:
-        if name in _noted:
-            return None
-        _noted.add(name)
-        first = (e.stderr or "").strip().splitlines()
-        print(f"note: `visage bench --only {name}` failed ({first[0] if first else e.returncode}); "
-              "showing MediaPipe only", file=sys.stderr)
-        return None
-
-
 def visage_pipelines(binary, names, threads, iterations, warmup):
-    """{name: `visage bench` result} for the pipeline items, from one call with every --only;
-    if the binary rejects that (say, a name it does not know yet), one call per item, leaving
-    out the items it fails on."""
-    if not os.path.exists(binary) or not names:
-        return {}
+    """{name: `visage bench` result} for the pipeline items, from one call with every --only."""
     args = [binary, "bench"]
     for name in names:
         args += ["--only", name]
     args += ["--threads", str(threads), "--iterations", str(iterations), "--warmup", str(warmup),
              "--output", "json"]
-    try:
-        out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-        results = {}
-        for line in out.strip().splitlines():
-            if line.startswith("{"):
-                row = json.loads(line)
-                results[row.get("name")] = row
-        if all(name in results for name in names):
-            return results
-    except subprocess.CalledProcessError:
-        pass
-    results = {}
-    for name in names:
-        v = visage_if_supported(binary, name, threads, iterations, warmup)
-        if v:
-            results[name] = v
-    return results
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    rows = (json.loads(line) for line in out.strip().splitlines() if line.startswith("{"))
+    return {row["name"]: row for row in rows}
 
 
 def _mediapipe():
@@ -185,45 +148,57 @@ def _mediapipe():
     return mp, BaseOptions, vision
 
 
-def _timed(call, iterations, warmup):
-    """min, median, p90 ms of `call(i)` for i in warmup .. warmup + iterations - 1 (after
-    untimed calls 0 .. warmup - 1), and the process's cpu/wall ratio over the timed calls."""
-    for i in range(warmup):
-        call(i)
-    times = []
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    for i in range(warmup, warmup + iterations):
-        t0 = time.perf_counter_ns()
-        call(i)
-        times.append((time.perf_counter_ns() - t0) / 1e6)
-    cpu_per_wall = (time.process_time() - cpu0) / (time.perf_counter() - wall0)
-    return {**stats(times), "cpuPerWall": cpu_per_wall}
+class MediaPipeItem:
+    """One MediaPipe Tasks pipeline item, set up and warmed up once; `time(n)` times the next n
+    calls. Calls are numbered across blocks, so video timestamps keep increasing."""
+
+    def __init__(self, task, call, warmup):
+        self.task, self.call, self.calls = task, call, 0
+        self.time(warmup)
+
+    def time(self, iterations):
+        """min, median, p90 ms of the next `iterations` calls, and the process's cpu/wall
+        ratio over them."""
+        times = []
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for _ in range(iterations):
+            t0 = time.perf_counter_ns()
+            self.call(self.calls)
+            times.append((time.perf_counter_ns() - t0) / 1e6)
+            self.calls += 1
+        cpu_per_wall = (time.process_time() - cpu0) / max(1e-9, time.perf_counter() - wall0)
+        return {**stats(times), "cpuPerWall": cpu_per_wall}
+
+    def close(self):
+        self.task.close()
 
 
-def _landmarker_options(vision, BaseOptions, mode):
+def _astronaut(mp):
+    from make_detector_fixtures import decode_rgb
+    return mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(ASTRONAUT))
+
+
+def _landmarker(vision, BaseOptions, mode):
     with open(os.path.join(ROOT, "Weights", "face_landmarker.task"), "rb") as f:
         task = f.read()
-    return vision.FaceLandmarkerOptions(
+    return vision.FaceLandmarker.create_from_options(vision.FaceLandmarkerOptions(
         base_options=BaseOptions(model_asset_buffer=task), running_mode=mode, num_faces=1,
-        output_face_blendshapes=True, output_facial_transformation_matrixes=True)
+        output_face_blendshapes=True, output_facial_transformation_matrixes=True))
 
 
-def mediapipe_landmarker_image(iterations, warmup):
+def mediapipe_landmarker_image(warmup):
     """MediaPipe Tasks FaceLandmarker.detect on the decoded astronaut.png (blendshapes and
-    matrices on, one face): min, median, p90 ms."""
+    matrices on, one face)."""
     mp, BaseOptions, vision = _mediapipe()
-    from make_detector_fixtures import decode_rgb
-
-    image = mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(ASTRONAUT))
-    options = _landmarker_options(vision, BaseOptions, vision.RunningMode.IMAGE)
-    with vision.FaceLandmarker.create_from_options(options) as landmarker:
-        assert len(landmarker.detect(image).face_landmarks) == 1
-        return _timed(lambda i: landmarker.detect(image), iterations, warmup)
+    image = _astronaut(mp)
+    landmarker = _landmarker(vision, BaseOptions, vision.RunningMode.IMAGE)
+    assert len(landmarker.detect(image).face_landmarks) == 1
+    return MediaPipeItem(landmarker, lambda k: landmarker.detect(image), warmup)
 
 
-def mediapipe_landmarker_video(iterations, warmup):
+def mediapipe_landmarker_video(warmup):
     """MediaPipe Tasks FaceLandmarker.detect_for_video per frame over the pan sequence, played
-    forward and backward (blendshapes and matrices on, one face): min, median, p90 ms."""
+    forward and backward (blendshapes and matrices on, one face); warns if the face is lost."""
     mp, BaseOptions, vision = _mediapipe()
     from make_detector_fixtures import decode_rgb
 
@@ -231,30 +206,24 @@ def mediapipe_landmarker_video(iterations, warmup):
     frames = [mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(os.path.join(VIDEO_FRAMES, n)))
               for n in names]
     cycle = list(range(len(frames))) + list(range(len(frames) - 2, 0, -1))  # ping-pong
-    options = _landmarker_options(vision, BaseOptions, vision.RunningMode.VIDEO)
-    found = []
-    with vision.FaceLandmarker.create_from_options(options) as landmarker:
-        def call(k):
-            result = landmarker.detect_for_video(frames[cycle[k % len(cycle)]], round(k * 1000 / 30))
-            found.append(len(result.face_landmarks))
-        timing = _timed(call, iterations, warmup)
-    if min(found) != 1:
-        print(f"note: landmarker_video lost the face on {found.count(0)} of {len(found)} frames",
-              file=sys.stderr)
-    return timing
+    landmarker = _landmarker(vision, BaseOptions, vision.RunningMode.VIDEO)
+
+    def call(k):
+        result = landmarker.detect_for_video(frames[cycle[k % len(cycle)]], round(k * 1000 / 30))
+        if len(result.face_landmarks) != 1:
+            print(f"note: landmarker_video found {len(result.face_landmarks)} faces on call {k}", file=sys.stderr)
+
+    return MediaPipeItem(landmarker, call, warmup)
 
 
-def mediapipe_detector_image(iterations, warmup):
-    """MediaPipe Tasks FaceDetector.detect on the decoded astronaut.png: min, median, p90 ms."""
+def mediapipe_detector_image(warmup):
+    """MediaPipe Tasks FaceDetector.detect on the decoded astronaut.png."""
     mp, BaseOptions, vision = _mediapipe()
-    from make_detector_fixtures import decode_rgb
-
-    image = mp.Image(image_format=mp.ImageFormat.SRGB, data=decode_rgb(ASTRONAUT))
-    options = vision.FaceDetectorOptions(
+    image = _astronaut(mp)
+    detector = vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(
         base_options=BaseOptions(model_asset_buffer=model_bytes("face_detector")),
-        running_mode=vision.RunningMode.IMAGE)
-    with vision.FaceDetector.create_from_options(options) as detector:
-        return _timed(lambda i: detector.detect(image), iterations, warmup)
+        running_mode=vision.RunningMode.IMAGE))
+    return MediaPipeItem(detector, lambda k: detector.detect(image), warmup)
 
 
 def main():
@@ -271,7 +240,7 @@ def main():
     names = a.only or MODELS + PIPELINES
     models = [n for n in names if n in MODELS]
     pipelines = [n for n in names if n in PIPELINES]
-    if models and not os.path.exists(a.visage):
+    if not os.path.exists(a.visage):
         sys.exit(f"{a.visage} not found: run `swift build -c release --product visage` first")
     rows = []
     for threads in a.threads or [1]:
@@ -286,28 +255,29 @@ def main():
                    "landmarker_video": mediapipe_landmarker_video}
         # Alternating blocks here too: MediaPipe's block, then Visage's, --rounds times.
         per = max(1, a.iterations // a.rounds)
+        items = {name: measure[name](a.warmup) for name in pipelines}
         for threads in a.threads or [1]:
             blocks = {name: [] for name in pipelines}
             for _ in range(a.rounds):
-                theirs = {name: measure[name](per, a.warmup) for name in pipelines}
+                theirs = {name: items[name].time(per) for name in pipelines}
                 ours = visage_pipelines(a.visage, pipelines, threads, per, a.warmup)
                 for name in pipelines:
-                    blocks[name].append((ours.get(name), theirs[name]))
+                    blocks[name].append((ours[name], theirs[name]))
             for name in pipelines:
                 pairs = blocks[name]
                 m = {"medianMs": mid([t["medianMs"] for _, t in pairs]), "minMs": min(t["minMs"] for _, t in pairs),
                      "cpuPerWall": mid([t["cpuPerWall"] for _, t in pairs])}
                 reference[name] = m
-                found = [(v, t) for v, t in pairs if v]
-                v = {"medianMs": mid([v["medianMs"] for v, _ in found]), "minMs": min(v["minMs"] for v, _ in found)} if found else None
-                ratios = [v_["medianMs"] / t["medianMs"] for v_, t in found]
+                ratios = [v["medianMs"] / t["medianMs"] for v, t in pairs]
                 pipeline_rows.append({
                     "name": name, "threads": threads, "iterations": a.iterations, "rounds": a.rounds,
-                    "visageMedianMs": v["medianMs"] if v else None, "visageMinMs": v["minMs"] if v else None,
+                    "visageMedianMs": mid([v["medianMs"] for v, _ in pairs]),
+                    "visageMinMs": min(v["minMs"] for v, _ in pairs),
                     "mediapipeMedianMs": m["medianMs"], "mediapipeMinMs": m["minMs"],
                     "mediapipeCpuPerWall": m["cpuPerWall"],
-                    "ratio": mid(ratios) if ratios else None,
-                    "ratioRange": [min(ratios), max(ratios)] if ratios else None})
+                    "ratio": mid(ratios), "ratioRange": [min(ratios), max(ratios)]})
+        for item in items.values():
+            item.close()
     if a.output == "json":
         for r in rows + pipeline_rows:
             print(json.dumps(r))
@@ -323,14 +293,10 @@ def main():
             print()
         print(f"{'pipeline':28} {'thr':>3} {'visage med':>11} {'mediapipe med':>14} {'visage min':>11} "
               f"{'mediapipe min':>14} {'ratio':>6} {'rounds':>11}")
-        missing = f"{'-':>11}"
         for r in pipeline_rows:
-            vmed = f"{r['visageMedianMs']:>8.3f} ms" if r["visageMedianMs"] is not None else missing
-            vmin = f"{r['visageMinMs']:>8.3f} ms" if r["visageMinMs"] is not None else missing
-            ratio = f"{r['ratio']:>6.2f}" if r["ratio"] is not None else f"{'-':>6}"
-            spread = f"{r['ratioRange'][0]:>5.2f}-{r['ratioRange'][1]:.2f}" if r["ratioRange"] else ""
-            print(f"{r['name']:28} {r['threads']:>3} {vmed} {r['mediapipeMedianMs']:>11.3f} ms {vmin} "
-                  f"{r['mediapipeMinMs']:>11.3f} ms {ratio} {spread}")
+            print(f"{r['name']:28} {r['threads']:>3} {r['visageMedianMs']:>8.3f} ms {r['mediapipeMedianMs']:>11.3f} ms "
+                  f"{r['visageMinMs']:>8.3f} ms {r['mediapipeMinMs']:>11.3f} ms {r['ratio']:>6.2f} "
+                  f"{r['ratioRange'][0]:>5.2f}-{r['ratioRange'][1]:.2f}")
         ratios = ", ".join(f"{name} {reference[name]['cpuPerWall']:.2f}" for name in pipelines)
         print(f"MediaPipe: default CPU options (no thread setting in its API); cpu/wall during its timed "
               f"runs: {ratios}")
