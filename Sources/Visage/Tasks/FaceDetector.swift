@@ -44,8 +44,8 @@ public final class FaceDetector: @unchecked Sendable {
         timestampInMilliseconds: timestamp ?? 0)
     }
     if options.runningMode == .liveStream {
-      runner.startLiveStream(label: "visage.face-detector.live-stream") { [weak self] outcome, timestamp in
-        self?.deliver(outcome, timestamp: timestamp)
+      runner.startLiveStream(label: "visage.face-detector.live-stream", owner: self) { detector, outcome, timestamp in
+        detector.deliver(outcome, timestamp: timestamp)
       }
     }
   }

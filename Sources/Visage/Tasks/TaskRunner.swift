@@ -9,11 +9,15 @@ import Foundation
 /// not guard itself.
 final class TaskRunner<Output>: @unchecked Sendable {
   private let runningMode: RunningMode
-  // `lock` guards `timestamps` and everything `process` touches.
+  // `lock` guards everything `process` touches, `gateLock` the timestamps. They are apart
+  // so that handing a live-stream frame over never waits for the frame being processed;
+  // where both are needed, `lock` comes first.
   private let lock = NSLock()
+  private let gateLock = NSLock()
   private var timestamps = TimestampGate()
   private let process: (VisionImage, Int?) throws -> Output
-  private var liveStream: LiveStreamRunner<VisionImage>?
+  /// Internal, not private, so tests can see when its queue lets go of it.
+  private(set) var liveStream: LiveStreamRunner<VisionImage>?
 
   init(runningMode: RunningMode, process: @escaping (VisionImage, Int?) throws -> Output) {
     self.runningMode = runningMode
@@ -21,13 +25,18 @@ final class TaskRunner<Output>: @unchecked Sendable {
   }
 
   /// Starts the live-stream queue, which hands each frame's output or error to `deliver`
-  /// (on its own thread). Call once, from the task's initializer, in live-stream mode; the
-  /// task's `deliver` should hold the task weakly, since the task owns this runner.
-  func startLiveStream(label: String, deliver: @escaping @Sendable (Result<Output, Error>, Int) -> Void) {
-    // Weak: a frame still queued when the task goes away finds no runner and is dropped.
-    liveStream = LiveStreamRunner(label: label) { [weak self] image, timestamp in
-      guard let self else { return }
-      deliver(Result { try lock.withLock { try process(image, timestamp) } }, timestamp)
+  /// (on its own thread) together with `owner`, the task. Call once, from the task's
+  /// initializer, in live-stream mode.
+  ///
+  /// The queue holds the owner weakly, since the owner holds this runner: a frame that
+  /// starts while the owner lives keeps it alive until its callback returns, and a frame
+  /// still waiting when the owner has gone is dropped.
+  func startLiveStream<Owner: AnyObject & Sendable>(
+    label: String, owner: Owner, deliver: @escaping @Sendable (Owner, Result<Output, Error>, Int) -> Void
+  ) {
+    liveStream = LiveStreamRunner(label: label) { [weak self, weak owner] image, timestamp in
+      guard let self, let owner else { return }
+      deliver(owner, Result { try lock.withLock { try process(image, timestamp) } }, timestamp)
     }
   }
 
@@ -47,7 +56,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
   /// mode; its output goes to `startLiveStream`'s `deliver`.
   func submit(_ image: VisionImage, timestamp: Int, method: String) throws {
     try runningMode.require(.liveStream, for: method)
-    try lock.withLock {
+    try gateLock.withLock {
       try timestamps.admit(timestamp)
       liveStream?.submit(image, timestamp: timestamp)
     }
@@ -57,7 +66,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
   /// pass the gate, with no running-mode check: the caller has made it.
   func run(_ image: VisionImage, timestamp: Int?) throws -> Output {
     try lock.withLock {
-      if let timestamp { try timestamps.admit(timestamp) }
+      if let timestamp { try gateLock.withLock { try timestamps.admit(timestamp) } }
       return try process(image, timestamp)
     }
   }
@@ -66,7 +75,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
   func reset(_ body: () -> Void) {
     lock.withLock {
       body()
-      timestamps = TimestampGate()
+      gateLock.withLock { timestamps = TimestampGate() }
     }
   }
 
