@@ -152,9 +152,11 @@ class MediaPipeItem:
     """One MediaPipe Tasks pipeline item, set up and warmed up once; `time(n)` times the next n
     calls. Calls are numbered across blocks, so video timestamps keep increasing."""
 
-    def __init__(self, task, call, warmup):
-        self.task, self.call, self.calls = task, call, 0
-        self.time(warmup)
+    def __init__(self, task, call, warmup, done=None):
+        self.task, self.call, self.calls, self.done = task, call, 0, done
+        for _ in range(warmup):
+            self.call(self.calls)
+            self.calls += 1
 
     def time(self, iterations):
         """min, median, p90 ms of the next `iterations` calls, and the process's cpu/wall
@@ -171,6 +173,8 @@ class MediaPipeItem:
 
     def close(self):
         self.task.close()
+        if self.done:
+            self.done()
 
 
 def _astronaut(mp):
@@ -208,12 +212,18 @@ def mediapipe_landmarker_video(warmup):
     cycle = list(range(len(frames))) + list(range(len(frames) - 2, 0, -1))  # ping-pong
     landmarker = _landmarker(vision, BaseOptions, vision.RunningMode.VIDEO)
 
+    found = []
+
     def call(k):
         result = landmarker.detect_for_video(frames[cycle[k % len(cycle)]], round(k * 1000 / 30))
-        if len(result.face_landmarks) != 1:
-            print(f"note: landmarker_video found {len(result.face_landmarks)} faces on call {k}", file=sys.stderr)
+        found.append(len(result.face_landmarks))
 
-    return MediaPipeItem(landmarker, call, warmup)
+    def done():
+        if found.count(1) != len(found):
+            print(f"note: landmarker_video lost the face on {found.count(0)} of {len(found)} frames",
+                  file=sys.stderr)
+
+    return MediaPipeItem(landmarker, call, warmup, done)
 
 
 def mediapipe_detector_image(warmup):
@@ -224,6 +234,35 @@ def mediapipe_detector_image(warmup):
         base_options=BaseOptions(model_asset_buffer=model_bytes("face_detector")),
         running_mode=vision.RunningMode.IMAGE))
     return MediaPipeItem(detector, lambda k: detector.detect(image), warmup)
+
+
+def compare_pipelines(a, pipelines, items, reference):
+    """Rows for the pipeline items: MediaPipe's block of each (from `items`), then Visage's,
+    --rounds times per thread count; `reference` gets MediaPipe's figures per item."""
+    rows = []
+    # Alternating blocks here too: MediaPipe's block, then Visage's, --rounds times.
+    per = max(1, a.iterations // a.rounds)
+    for threads in a.threads or [1]:
+        blocks = {name: [] for name in pipelines}
+        for _ in range(a.rounds):
+            theirs = {name: items[name].time(per) for name in pipelines}
+            ours = visage_pipelines(a.visage, pipelines, threads, per, a.warmup)
+            for name in pipelines:
+                blocks[name].append((ours[name], theirs[name]))
+        for name in pipelines:
+            pairs = blocks[name]
+            m = {"medianMs": mid([t["medianMs"] for _, t in pairs]), "minMs": min(t["minMs"] for _, t in pairs),
+                 "cpuPerWall": mid([t["cpuPerWall"] for _, t in pairs])}
+            reference[name] = m
+            ratios = [v["medianMs"] / t["medianMs"] for v, t in pairs]
+            rows.append({
+                "name": name, "threads": threads, "iterations": a.iterations, "rounds": a.rounds,
+                "visageMedianMs": mid([v["medianMs"] for v, _ in pairs]),
+                "visageMinMs": min(v["minMs"] for v, _ in pairs),
+                "mediapipeMedianMs": m["medianMs"], "mediapipeMinMs": m["minMs"],
+                "mediapipeCpuPerWall": m["cpuPerWall"],
+                "ratio": mid(ratios), "ratioRange": [min(ratios), max(ratios)]})
+    return rows
 
 
 def main():
@@ -253,31 +292,14 @@ def main():
         measure = {"detector_image": mediapipe_detector_image,
                    "landmarker_image": mediapipe_landmarker_image,
                    "landmarker_video": mediapipe_landmarker_video}
-        # Alternating blocks here too: MediaPipe's block, then Visage's, --rounds times.
-        per = max(1, a.iterations // a.rounds)
-        items = {name: measure[name](a.warmup) for name in pipelines}
-        for threads in a.threads or [1]:
-            blocks = {name: [] for name in pipelines}
-            for _ in range(a.rounds):
-                theirs = {name: items[name].time(per) for name in pipelines}
-                ours = visage_pipelines(a.visage, pipelines, threads, per, a.warmup)
-                for name in pipelines:
-                    blocks[name].append((ours[name], theirs[name]))
+        items = {}
+        try:
             for name in pipelines:
-                pairs = blocks[name]
-                m = {"medianMs": mid([t["medianMs"] for _, t in pairs]), "minMs": min(t["minMs"] for _, t in pairs),
-                     "cpuPerWall": mid([t["cpuPerWall"] for _, t in pairs])}
-                reference[name] = m
-                ratios = [v["medianMs"] / t["medianMs"] for v, t in pairs]
-                pipeline_rows.append({
-                    "name": name, "threads": threads, "iterations": a.iterations, "rounds": a.rounds,
-                    "visageMedianMs": mid([v["medianMs"] for v, _ in pairs]),
-                    "visageMinMs": min(v["minMs"] for v, _ in pairs),
-                    "mediapipeMedianMs": m["medianMs"], "mediapipeMinMs": m["minMs"],
-                    "mediapipeCpuPerWall": m["cpuPerWall"],
-                    "ratio": mid(ratios), "ratioRange": [min(ratios), max(ratios)]})
-        for item in items.values():
-            item.close()
+                items[name] = measure[name](a.warmup)
+            pipeline_rows = compare_pipelines(a, pipelines, items, reference)
+        finally:
+            for item in items.values():
+                item.close()
     if a.output == "json":
         for r in rows + pipeline_rows:
             print(json.dumps(r))
