@@ -54,18 +54,21 @@ final class Windows: @unchecked Sendable {
     _ gemm: PackedGEMM, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
     residual: PackedGEMM.Residual?
   ) {
-    multiply(gemm, image: image(from: input), output: output, residual: residual, rows: 0..<rowCount)
+    fill(input, rows: 0..<fillRowCount)
+    multiply(gemm, image: source(for: input), output: output, residual: residual, rows: 0..<rowCount)
   }
 
   /// Output rows over all images: the units `multiply(_:image:output:residual:rows:)` splits.
   var rowCount: Int { geometry.output.batch * geometry.output.height }
 
-  /// Where the windows are read from for `input`: the padded copy, filled, or the input.
-  func image(from input: UnsafePointer<Float>) -> UnsafePointer<Float> {
-    padded.map { UnsafePointer(fill($0.baseAddress!, from: input)) } ?? input
+  /// Where the windows are read from for `input`: the padded copy (which `fill` fills) or
+  /// the input itself.
+  func source(for input: UnsafePointer<Float>) -> UnsafePointer<Float> {
+    padded.map { UnsafePointer($0.baseAddress!) } ?? input
   }
 
-  /// Output rows `rows` (counted over all images) from `image` (see `image(from:)`).
+  /// Output rows `rows` (counted over all images) from `image` (see `source(for:)`), whose
+  /// padded copy, if any, has been filled.
   func multiply(
     _ gemm: PackedGEMM, image: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
     residual: PackedGEMM.Residual?, rows: Range<Int>
@@ -80,7 +83,7 @@ final class Windows: @unchecked Sendable {
         m: g.output.width, a: image + (b * imageHeight + outY * g.strideHeight) * imageWidth * channels,
         lda: g.strideWidth * channels, segments: segments, c: output + firstPixel * g.output.channels,
         ldc: g.output.channels,
-        residual: residual.map { .init($0.values + firstPixel * $0.channels, channels: $0.channels) })
+        residual: residual?.rows(from: firstPixel))
     }
   }
 
@@ -104,13 +107,5 @@ final class Windows: @unchecked Sendable {
       let target = image + ((b * imageHeight + y + g.padTop) * imageWidth + g.padLeft) * channels
       target.update(from: input + g.input.offset(b, y, 0, 0), count: columns * channels)
     }
-  }
-
-  /// The padded image, filled from `input` on this thread.
-  private func fill(_ image: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>)
-    -> UnsafeMutablePointer<Float>
-  {
-    fill(input, rows: 0..<fillRowCount)
-    return image
   }
 }

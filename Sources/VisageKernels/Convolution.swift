@@ -131,16 +131,16 @@ public final class ConvolutionPlan: @unchecked Sendable {
       let tasks = min(rows, 4 * pool.threadCount)
       guard tasks > 1 else { return serial }
       // The padded copy is filled once per run, before the rows are shared out: by the
-      // caller when small, and otherwise in a loop of its own (the 192×192 stem's copy took
-      // a fifth of that layer's time on two threads when the caller made it alone).
-      let image = windows.image(from: input)
+      // caller when small, and otherwise in a loop of its own (a large copy made by the
+      // caller alone leaves the other threads waiting).
+      let image = windows.source(for: input)
       let body: (Int) -> Void = { task in
         windows.multiply(packed, image: image, output: output, residual: extra, rows: Self.part(task, of: tasks, rows))
       }
       let fillRows = windows.fillRowCount
       guard fillRows >= 2 * pool.threadCount, g.input.count >= Self.parallelFillMinimum else {
         return {
-          _ = windows.image(from: input)
+          windows.fill(input, rows: 0..<fillRows)
           pool.run(tasks, body)
         }
       }

@@ -69,34 +69,30 @@ extension DepthwiseConvolution {
     let channels = g.input.channels
     // About 4 KB of each input row per span.
     let spanWidth = max(8, 1024 / (channels * g.strideWidth))
-    do {
-      for outputRow in outputRows {
-        let (b, outY) = outputRow.quotientAndRemainder(dividingBy: g.output.height)
-        do {
-          let originY = outY * g.strideHeight - g.padTop
-          func row(_ fy: Int) -> UnsafePointer<Float> {
-            let y = originY + fy
-            return y >= 0 && y < g.input.height ? input + g.input.offset(b, y, 0, 0) : zeroRow
-          }
-          let (r0, r1, r2) = (row(0), row(1), row(2))
-          let out = output + g.output.offset(b, outY, 0, 0)
-          for start in stride(from: 0, to: g.output.width, by: spanWidth) {
-            let span = rows.span(start, min(start + spanWidth, g.output.width), g)
-            // Blocks of 16 channels, then a last block of 16 or 8 shifted back to end at the
-            // last channel: recomputing a few channels is cheaper than a scalar tail.
-            var c = 0
-            while c < channels {
-              if channels - c >= 16 {
-                block(SIMD16<Float>.self, c, r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
-                c += 16
-              } else if channels >= 16 && channels - c > 8 {
-                block(SIMD16<Float>.self, channels - 16, r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
-                c = channels
-              } else {
-                block(SIMD8<Float>.self, min(c, channels - 8), r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
-                c += 8
-              }
-            }
+    for outputRow in outputRows {
+      let (b, outY) = outputRow.quotientAndRemainder(dividingBy: g.output.height)
+      let originY = outY * g.strideHeight - g.padTop
+      func row(_ fy: Int) -> UnsafePointer<Float> {
+        let y = originY + fy
+        return y >= 0 && y < g.input.height ? input + g.input.offset(b, y, 0, 0) : zeroRow
+      }
+      let (r0, r1, r2) = (row(0), row(1), row(2))
+      let out = output + g.output.offset(b, outY, 0, 0)
+      for start in stride(from: 0, to: g.output.width, by: spanWidth) {
+        let span = rows.span(start, min(start + spanWidth, g.output.width), g)
+        // Blocks of 16 channels, then a last block of 16 or 8 shifted back to end at the
+        // last channel: recomputing a few channels is cheaper than a scalar tail.
+        var c = 0
+        while c < channels {
+          if channels - c >= 16 {
+            block(SIMD16<Float>.self, c, r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
+            c += 16
+          } else if channels >= 16 && channels - c > 8 {
+            block(SIMD16<Float>.self, channels - 16, r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
+            c = channels
+          } else {
+            block(SIMD8<Float>.self, min(c, channels - 8), r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
+            c += 8
           }
         }
       }

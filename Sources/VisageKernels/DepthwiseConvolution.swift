@@ -76,18 +76,16 @@ public enum DepthwiseConvolution {
     let spanWidth = (g.filterWidth - 1) * g.dilationWidth
     for row in rows {
       let (b, outY) = row.quotientAndRemainder(dividingBy: g.output.height)
-      do {
-        let originY = outY * g.strideHeight - g.padTop
-        let rowInside = originY >= 0 && originY + spanHeight < g.input.height
-        for outX in 0..<g.output.width {
-          let originX = outX * g.strideWidth - g.padLeft
-          let out = output + g.output.offset(b, outY, outX, 0)
-          if rowInside && originX >= 0 && originX + spanWidth < g.input.width {
-            let window = input + g.input.offset(b, originY, originX, 0)
-            interior(window, tapOffsets, taps, filter, bias, channels, clamp, slopes, out)
-          } else {
-            border(g, b, originY, originX, filter, bias, clamp, slopes, input, out)
-          }
+      let originY = outY * g.strideHeight - g.padTop
+      let rowInside = originY >= 0 && originY + spanHeight < g.input.height
+      for outX in 0..<g.output.width {
+        let originX = outX * g.strideWidth - g.padLeft
+        let out = output + g.output.offset(b, outY, outX, 0)
+        if rowInside && originX >= 0 && originX + spanWidth < g.input.width {
+          let window = input + g.input.offset(b, originY, originX, 0)
+          interior(window, tapOffsets, taps, filter, bias, channels, clamp, slopes, out)
+        } else {
+          border(g, b, originY, originX, filter, bias, clamp, slopes, input, out)
         }
       }
     }

@@ -21,7 +21,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   private let panels: UnsafeMutablePointer<Float>
   /// The bias, zero-padded to whole panels.
   private let bias: UnsafeMutablePointer<Float>
-  private let clamp: Clamp
+  private let clamp: Clamped
 
   /// Panels of eight rows of C: the unit `multiply` splits work by.
   public var panelCount: Int { (m + 7) / 8 }
@@ -32,7 +32,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     precondition(m > 0 && k > 0 && lda >= k)
     self.m = m
     self.k = k
-    self.clamp = clamp
+    self.clamp = Clamped(clamp)
     let rows = (m + 7) / 8 * 8
     panels = CacheAligned.allocate(Float.self, count: rows * k)
     panels.initialize(repeating: 0, count: rows * k)
@@ -117,8 +117,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   private func finish(_ sum: SIMD16<Float>, row: Int, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>?) {
     var v = sum + SIMD16(repeating: bias[row])
     if let residual { v += residual.load(SIMD16<Float>.self, at: 0) }
-    v = SIMD16.minimum(SIMD16.maximum(v, SIMD16(repeating: clamp.lowerBound)), SIMD16(repeating: clamp.upperBound))
-    out.store(v, at: 0)
+    out.store(clamp(v, panel: 0), at: 0)
   }
 
   /// Eight rows of a panel times 32 columns of X, into `tile[0..<8]` and `tile[8..<16]`.

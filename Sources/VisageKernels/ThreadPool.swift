@@ -9,16 +9,16 @@ import Synchronization
 /// must start in well under a microsecond. Workers therefore spin for a while after each
 /// loop (about `spinDuration`) before they sleep on a condition, and a loop hands out its
 /// tasks through one atomic ticket that holds the loop's number and the range of tasks not
-/// yet taken (the caller takes from its front, workers from its back). A worker takes a task only by advancing the ticket, so one that wakes late
-/// finds nothing left and never touches a finished loop; the caller takes tasks too and
-/// returns when every task has finished. Nothing is allocated per loop: the loop's body is a
+/// yet taken (the caller takes from its front, workers from its back). A worker takes a
+/// task only by advancing the ticket, so one that wakes late finds nothing left and never
+/// touches a finished loop; the caller takes tasks too and returns when every task has
+/// finished. Nothing is allocated per loop: the loop's body is a
 /// closure prepared once (when a model is planned) and only referenced.
 ///
 /// A worker that wakes on the caller's CPU can stay there: Linux will not migrate a thread
 /// that ran within the last half millisecond, and these threads always have, so the worker
 /// only gets the caller's leftovers and a run goes at one thread's speed for as long as the
-/// process lives (measured: about one run in three of `visage bench --threads 2` on a 2-core
-/// VM). So a worker that sees it shares the caller's CPU at the start of two loops in a row
+/// process lives (`ThreadPool.statistics` shows it as a worker share near zero). So a worker that sees it shares the caller's CPU at the start of two loops in a row
 /// moves itself off it once (on Linux; elsewhere placement is left to the system).
 ///
 /// `run` may be called from any thread, but only one loop runs at a time; a call that

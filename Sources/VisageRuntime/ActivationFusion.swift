@@ -5,8 +5,8 @@
 /// CONV_2D, DEPTHWISE_CONV_2D or a binary op such as ADD → RELU / RELU6 becomes a clamp;
 /// a convolution → PRELU with constant per-channel slopes becomes a PReLU epilogue, also
 /// after a folded residual ADD (the landmark model's blocks end ADD → PRELU); whenever the
-/// convolution's output feeds only that activation and is not a graph output. The folded graph computes the same values
-/// while passing over each output once instead of twice.
+/// convolution's output feeds only that activation and is not a graph output. The folded
+/// graph computes the same values while passing over each output once instead of twice.
 extension Graph {
   /// This graph with every foldable activation folded into its convolution.
   public func fusingActivations() -> Graph {

@@ -29,8 +29,10 @@ public final class Interpreter {
   /// - Parameter preservingAllTensors: give every tensor its own memory so that
   ///   `value(ofTensor:)` can read any intermediate result after a run (for debugging and
   ///   layer fingerprints); costs memory, not speed.
-  /// - Parameter pool: threads for the larger operators to share (convolutions); nil runs
-  ///   everything on the calling thread. One pool may serve several interpreters.
+  /// - Parameter pool: threads for the larger operators to share (convolutions, and ADD,
+  ///   MAX_POOL_2D, RESIZE_BILINEAR, LAYER_NORM, TRANSPOSE and ROW_MIXING where they are big
+  ///   enough to pay); nil runs everything on the calling thread. One pool may serve several
+  ///   interpreters.
   public init(
     graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false,
     pool: ThreadPool? = nil

@@ -15,12 +15,11 @@ extension Graph {
   /// This graph with every recognized layer normalization fused into one operator, and
   /// every TRANSPOSE → ADD into one TRANSPOSE.
   public func fusingLayerNorms() -> Graph {
-    let readers = self.readers
-    let exposed = Set(outputs)
+    let readers = TensorReaders(self)
     var replaced: [Int: Node] = [:]
     var removed = Set<Int>()
     for (index, node) in nodes.enumerated() where !removed.contains(index) {
-      guard let match = matchLayerNorm(at: index, node, readers, exposed) else { continue }
+      guard let match = matchLayerNorm(at: index, node, readers) else { continue }
       if match.nodes.contains(where: { removed.contains($0) || replaced[$0] != nil }) { continue }
       let last = match.nodes.max()!
       replaced[last] = Node(
@@ -39,23 +38,22 @@ extension Graph {
   /// ADD's place (the blendshapes model's token-mixing blocks end CONV_2D → TRANSPOSE →
   /// residual ADD).
   private func foldingTransposeAdds() -> Graph {
-    let readers = self.readers
-    let exposed = Set(outputs)
+    let readers = TensorReaders(self)
     var replaced: [Int: Node] = [:]
     var removed = Set<Int>()
     for (index, node) in nodes.enumerated() {
       guard let transpose = node.op as? Transpose, transpose.swapsLastTwo, !transpose.addsResidual,
-        node.inputs.count == 1, !exposed.contains(node.output),
-        let r = readers[node.output], r.count == 1, replaced[r[0]] == nil, !removed.contains(r[0])
+        node.inputs.count == 1, let reader = readers.sole(node.output), replaced[reader] == nil,
+        !removed.contains(reader)
       else { continue }
-      let add = nodes[r[0]]
+      let add = nodes[reader]
       guard let binary = add.op as? Binary, binary.function == .add, binary.clamp.isNone,
         add.inputs.count == 2, add.inputs[0] != add.inputs[1]
       else { continue }
       let residual = add.inputs[0] == node.output ? add.inputs[1] : add.inputs[0]
       guard tensors[residual].shape == tensors[node.output].shape, tensors[add.output].shape == tensors[node.output].shape
       else { continue }
-      replaced[r[0]] = Node(
+      replaced[reader] = Node(
         op: Transpose(permutation: transpose.permutation, addsResidual: true),
         inputs: [node.inputs[0], residual], output: add.output, location: "\(node.location) + \(add.location)")
       removed.insert(index)
@@ -74,17 +72,13 @@ extension Graph {
   }
 
   private func matchLayerNorm(
-    at meanIndex: Int, _ mean: Node, _ readers: [Int: [Int]], _ exposed: Set<Int>
+    at meanIndex: Int, _ mean: Node, _ readers: TensorReaders
   ) -> LayerNormMatch? {
     let x = mean.inputs.first ?? -1
     guard isLastAxisMean(mean), constants[x] == nil else { return nil }
     let xShape = tensors[x].shape
     let m = mean.output
-    // The node reading `id` as its only reader, when `id` is not a graph output.
-    func soleReader(_ id: Int) -> Int? {
-      guard !exposed.contains(id), let r = readers[id], r.count == 1 else { return nil }
-      return r[0]
-    }
+    let soleReader = readers.sole
     func binary(_ index: Int, _ function: BinaryFunction) -> Bool {
       guard let op = nodes[index].op as? Binary else { return false }
       return op.function == function && op.clamp.isNone && nodes[index].inputs.count == 2
@@ -96,7 +90,7 @@ extension Graph {
       if inputs[1] == id { return inputs[0] }
       return nil
     }
-    guard !exposed.contains(m), let mReaders = readers[m], mReaders.count == 2 else { return nil }
+    guard let mReaders = readers.of(m), mReaders.count == 2 else { return nil }
     guard let negIndex = mReaders.first(where: { (nodes[$0].op as? Unary)?.function == .negate }),
       let diffIndex = mReaders.first(where: { binary($0, .squaredDifference) }),
       nodes[negIndex].inputs == [m], nodes[diffIndex].inputs == [x, m]
@@ -113,7 +107,7 @@ extension Graph {
       gammaValue.shape.rank == 1, gammaValue.values.count == xShape.dimensions.last
     else { return nil }
     let s = nodes[scaleIndex].output
-    guard tensors[s].shape == xShape, !exposed.contains(s), let sReaders = readers[s], sReaders.count == 2,
+    guard tensors[s].shape == xShape, let sReaders = readers.of(s), sReaders.count == 2,
       let timesX = sReaders.first(where: { binary($0, .multiply) && other($0, s) == x && x != s }),
       let timesN = sReaders.first(where: { $0 != timesX && binary($0, .multiply) && other($0, s) == n }),
       soleReader(n) == timesN,
@@ -124,9 +118,8 @@ extension Graph {
     var output = nodes[sumIndex].output
     guard tensors[output].shape == xShape else { return nil }
     var transposes = false
-    let rank = xShape.rank
-    if rank >= 2, let t = soleReader(output), let transpose = nodes[t].op as? Transpose,
-      transpose.permutation == Array(0..<(rank - 2)) + [rank - 1, rank - 2]
+    if let t = soleReader(output), let transpose = nodes[t].op as? Transpose,
+      transpose.permutation.count == xShape.rank, transpose.swapsLastTwo
     {
       chain.append(t)
       output = nodes[t].output
@@ -143,16 +136,5 @@ extension Graph {
     let rank = tensors[node.inputs[0]].shape.rank
     guard rank >= 1, tensors[node.inputs[0]].shape.dimensions.last! > 0 else { return false }
     return !reduce.axes.isEmpty && reduce.axes.allSatisfy { $0 == rank - 1 || $0 == -1 }
-  }
-}
-
-extension Graph {
-  /// For each tensor, the indices of the nodes that read it (each node once, in order).
-  var readers: [Int: [Int]] {
-    var readers: [Int: [Int]] = [:]
-    for (index, node) in nodes.enumerated() {
-      for id in Set(node.inputs) { readers[id, default: []].append(index) }
-    }
-    return readers
   }
 }

@@ -13,12 +13,7 @@
 extension Graph {
   /// This graph with every recognized transposed 1×1 convolution chain computed in place.
   public func fusingRowMixing() -> Graph {
-    let readers = self.readers
-    let exposed = Set(outputs)
-    func soleReader(_ id: Int) -> Int? {
-      guard !exposed.contains(id), let r = readers[id], r.count == 1 else { return nil }
-      return r[0]
-    }
+    let readers = TensorReaders(self)
     var graph = self
     var replaced: [Int: Node] = [:]
     var removed = Set<Int>()
@@ -29,7 +24,7 @@ extension Graph {
       var chain: [Int] = []
       var id = opener.output
       var closer: Int?
-      while let r = soleReader(id), nodes[r].inputs.first == id {
+      while let r = readers.sole(id), nodes[r].inputs.first == id {
         if isPointwise(nodes[r]) {
           chain.append(r)
           id = nodes[r].output
