@@ -43,7 +43,7 @@ public final class Y4MReader {
   public let height: Int
   /// Frames per second from the `F` parameter, when the stream gives a valid one.
   public let frameRate: Double?
-  /// How the stream is named in errors: `'path'` or `standard input`.
+  /// How the stream is named in errors: `'path'` or `on standard input`.
   public let source: String
   /// Frames returned so far.
   public private(set) var framesRead = 0

@@ -111,8 +111,8 @@ private struct ZipReader {
 /// at once whose CRCs are then joined (a CRC of A then B is CRC(A) times x^(8·|B|) plus
 /// CRC(B), modulo the polynomial). One chain at a time waited on its own table lookups
 /// (LLVM turns the eight into one gather); four keep the core busy. The byte-at-a-time loop
-/// took a third of loading face_landmarker.task; `reference` keeps it, as the twin the fast
-/// one is tested against.
+/// took a third of loading face_landmarker.task; the tests check this one against a
+/// bit-at-a-time twin (`ZipWriter.crc32`).
 enum CRC32 {
   private static let polynomial: UInt32 = 0xEDB8_8320
 
@@ -206,12 +206,5 @@ enum CRC32 {
     var total = combine(~crcs.0, ~crcs.1, secondLength: quarter)
     total = combine(total, ~crcs.2, secondLength: quarter)
     return combine(total, ~last, secondLength: data.count - 3 * quarter)
-  }
-
-  /// One byte at a time, straight from the definition's table.
-  static func reference(_ data: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in data { crc = tables[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-    return crc ^ 0xFFFF_FFFF
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VisageTFLite
 
 /// Describes every face in an image the way Google ML Kit's face detector does (frame, head
 /// Euler angles, landmarks, contours, smiling and eye-open probabilities, tracking IDs),
@@ -28,13 +29,17 @@ public final class FaceAnalyzer: @unchecked Sendable {
   /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
   public init(options: FaceAnalyzerOptions) throws {
     try options.validate()
-    if options.performanceMode == .accurate && !FileManager.default.fileExists(atPath: options.fullRangeDetectorPath) {
-      throw VisionTaskError.invalidModel(
-        "accurate performance mode needs the full-range detector, and there is none at \(options.fullRangeDetectorPath) "
-          + "(set fullRangeDetectorModelAssetPath)")
+    var detector: TFLiteModel?
+    if options.performanceMode == .accurate {
+      let path = options.fullRangeDetectorPath
+      do { detector = try FaceDetector.loadModel(path) } catch {
+        throw VisionTaskError.invalidModel(
+          "accurate performance mode needs the full-range detector, which could not be loaded from \(path) "
+            + "(set fullRangeDetectorModelAssetPath): \(error)")
+      }
     }
     self.options = options
-    landmarker = try FaceLandmarker(options: options.landmarkerOptions)
+    landmarker = try FaceLandmarker(options: options.landmarkerOptions, detectorModel: detector)
   }
 
   /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry
@@ -110,7 +115,9 @@ struct UprightView {
       case .right: 1
       case .down: 2
       case .left: 3
-      default: 0  // mirrored orientations never get here: the landmarker refuses them
+      // Mirrored orientations: the detector refuses them, but a video frame whose faces are
+      // all tracked skips the detector, and its positions are then those of `.up`.
+      default: 0
       }
     (storedWidth, storedHeight) = (Double(image.width), Double(image.height))
   }

@@ -29,7 +29,13 @@ public final class FaceLandmarker: @unchecked Sendable {
   }
 
   /// Creates a landmarker; throws `VisionTaskError` for bad options or an unusable bundle.
-  public init(options: FaceLandmarkerOptions) throws {
+  public convenience init(options: FaceLandmarkerOptions) throws {
+    try self.init(options: options, detectorModel: nil)
+  }
+
+  /// As `init(options:)`, with the detector model already loaded (`FaceAnalyzer` loads its
+  /// full-range detector itself, to say what is wrong with it in its own terms).
+  init(options: FaceLandmarkerOptions, detectorModel: TFLiteModel?) throws {
     try options.validate()
     self.options = options
     let path = options.baseOptions.modelAssetPath
@@ -43,7 +49,9 @@ public final class FaceLandmarker: @unchecked Sendable {
     // One set of threads for all three models, which run one after another.
     let pool = try options.baseOptions.threadPool()
     let detector = try DetectorGraph(
-      model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"), pool: pool)
+      model: detectorModel ?? options.faceDetectorModelAssetPath.map(FaceDetector.loadModel)
+        ?? model("face_detector.tflite"),
+      pool: pool)
     let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
     var blendshapes: BlendshapeGraph?
     if options.outputFaceBlendshapes {

@@ -82,12 +82,6 @@ struct LandmarkSmoother {
   /// The smoothed landmarks of a frame at `timestampInMilliseconds`.
   mutating func smooth(_ landmarks: [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int) -> [SIMD3<Float>] {
     var landmarks = landmarks
-    smooth(&landmarks, timestampInMilliseconds: timestampInMilliseconds, imageWidth: imageWidth, imageHeight: imageHeight)
-    return landmarks
-  }
-
-  /// Smooths a frame's landmarks in place (no buffers made per frame).
-  mutating func smooth(_ landmarks: inout [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int) {
     let (w, h) = (Float(imageWidth), Float(imageHeight))
     func pixel(_ p: SIMD3<Float>) -> SIMD3<Float> { SIMD3(p.x * w, p.y * h, p.z * w) }
     if filters.isEmpty {
@@ -104,7 +98,7 @@ struct LandmarkSmoother {
       high = SIMD2(max(high.x, p.x), max(high.y, p.y))
     }
     let scale = ((high.x - low.x) + (high.y - low.y)) / 2
-    if scale < 1e-6 { return }
+    if scale < 1e-6 { return landmarks }
     let valueScale = Double(1 / scale)
     let nanoseconds = Int64(timestampInMilliseconds) * 1_000_000
     for i in landmarks.indices {
@@ -115,5 +109,6 @@ struct LandmarkSmoother {
       }
       landmarks[i] = SIMD3(q.x / w, q.y / h, q.z / w)
     }
+    return landmarks
   }
 }

@@ -70,22 +70,14 @@ struct RotatedRect: Equatable {
   }
 
   /// Grows the shorter side so the rect has the tensor's aspect ratio, keeping its centre
-  /// (`PadRoi` with keep_aspect_ratio). Returns the letterbox padding (left, top, right,
-  /// bottom) as fractions of the tensor.
-  @discardableResult
-  mutating func padToAspect(tensorWidth: Int, tensorHeight: Int) -> (left: Float, top: Float, right: Float, bottom: Float) {
+  /// (`PadRoi` with keep_aspect_ratio).
+  mutating func padToAspect(tensorWidth: Int, tensorHeight: Int) {
     let tensorAspect = Float(tensorHeight) / Float(tensorWidth)
-    let roiAspect = height / width
-    var vertical: Float = 0
-    var horizontal: Float = 0
-    if tensorAspect > roiAspect {
+    if tensorAspect > height / width {
       height = width * tensorAspect
-      vertical = (1 - roiAspect / tensorAspect) / 2
     } else {
       width = height / tensorAspect
-      horizontal = (1 - tensorAspect / roiAspect) / 2
     }
-    return (horizontal, vertical, horizontal, vertical)
   }
 
   /// Whether MediaPipe's `ValidateRoi` accepts the rect (no NaN, positive size); infinite
