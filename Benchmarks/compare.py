@@ -4,9 +4,10 @@
 Visage is timed by `visage bench` (a release build); LiteRT (ai-edge-litert, its default
 XNNPACK path) is timed here, in-process, around `invoke()` only. Both get the same input
 values: SplitMix64(seed 42) mapped to [-1, 1), as `visage bench` fills them. Each item is
-timed in --rounds alternating blocks (Visage, then LiteRT or MediaPipe, and again) because
-this kind of machine has slow spells lasting seconds that one long block each would pin on
-one side; the ratio is the median of the blocks' ratios, and their spread is printed too.
+timed in --rounds alternating blocks (Visage then LiteRT for models, MediaPipe then Visage
+for pipelines, and again) because this kind of machine has slow spells lasting seconds that
+one long block each would pin on one side; the ratio is the median of the blocks' ratios,
+and their spread is printed too (the last column).
 
 Pipeline item `detector_image`: MediaPipe 1.2.2's Tasks FaceDetector (short range, IMAGE mode,
 default options) timed around `detect()` on Tests/Fixtures/images/astronaut.png, decoded and
@@ -271,7 +272,7 @@ def main():
     p.add_argument("--iterations", type=int, default=200)
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--rounds", type=int, default=5,
-                   help="models: alternate Visage and LiteRT in this many blocks of iterations/rounds runs")
+                   help="alternate Visage and the reference in this many blocks of iterations/rounds runs")
     p.add_argument("--only", action="append", choices=MODELS + PIPELINES)
     p.add_argument("--visage", default=os.path.join(ROOT, ".build", "release", "visage"))
     p.add_argument("--output", choices=["json", "text"], default="text")

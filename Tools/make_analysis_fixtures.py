@@ -22,7 +22,7 @@ The Swift tests never run Python; they read the images.
 
 Rerun (deterministic with the same Pillow, libjpeg-turbo and mediapipe versions):
 
-    /tmp/venv/bin/python Tools/make_analysis_fixtures.py
+    .venv/bin/python Tools/make_analysis_fixtures.py
 """
 import collections
 import json

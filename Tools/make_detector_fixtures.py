@@ -31,7 +31,7 @@ Tasks detector finds none of them (it tolerates one) while the full-range model
 Rerun (output is deterministic; rerunning rewrites identical bytes with the same Pillow, zlib
 and mediapipe versions, which the JSON records):
 
-    /tmp/venv/bin/python Tools/make_detector_fixtures.py
+    .venv/bin/python Tools/make_detector_fixtures.py
     # or, after Tools/setup-python.sh:  .venv/bin/python Tools/make_detector_fixtures.py
 """
 import hashlib

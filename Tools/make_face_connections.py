@@ -7,7 +7,7 @@ script reads it from mediapipe==1.2.2's `FaceLandmarksConnections` and writes it
 arrays of (start, end) index pairs, in MediaPipe's order, so that the Swift package needs no
 Python. Rerun after a mediapipe upgrade:
 
-    /tmp/venv/bin/python Tools/make_face_connections.py
+    .venv/bin/python Tools/make_face_connections.py
     # or, after Tools/setup-python.sh:  .venv/bin/python Tools/make_face_connections.py
 """
 import os

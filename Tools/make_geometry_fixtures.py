@@ -20,7 +20,7 @@ geometry graph.
 Rerun (output is deterministic for the same mediapipe and numpy versions, which the JSON
 records):
 
-    /tmp/venv/bin/python Tools/make_geometry_fixtures.py
+    .venv/bin/python Tools/make_geometry_fixtures.py
     # or, after Tools/setup-python.sh:  .venv/bin/python Tools/make_geometry_fixtures.py
 """
 import json

@@ -40,7 +40,7 @@ transformation matrices are always on. Images are decoded with make_detector_fix
 Rerun (deterministic: identical bytes with the same Pillow/libjpeg-turbo and mediapipe versions,
 which the JSON records):
 
-    /tmp/venv/bin/python Tools/make_landmarker_fixtures.py
+    .venv/bin/python Tools/make_landmarker_fixtures.py
     # or, after Tools/setup-python.sh:  .venv/bin/python Tools/make_landmarker_fixtures.py
 
 Run Tools/make_detector_fixtures.py first if Tests/Fixtures/detector/images is missing.

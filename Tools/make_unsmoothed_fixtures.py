@@ -19,7 +19,7 @@ Writes Tests/Fixtures/landmarker/unsmoothed.json: {"generator", "mediapipe", "no
 landmarks 478 x [x, y, z] float32 written as the shortest decimal that round-trips (as in
 mediapipe.json). Needs Tools/make_landmarker_fixtures.py's frames; rerun:
 
-    /tmp/venv/bin/python Tools/make_unsmoothed_fixtures.py
+    .venv/bin/python Tools/make_unsmoothed_fixtures.py
 """
 import json
 import os

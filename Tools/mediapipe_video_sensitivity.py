@@ -8,7 +8,7 @@ largest differences between the two runs, over the frames after the first, in la
 blendshape scores and matrix entries. This is the yardstick for the free-running video parity
 row in the README: the tracking loop amplifies tiny changes in MediaPipe too.
 
-    /tmp/venv/bin/python Tools/mediapipe_video_sensitivity.py [sequence]   # default: pan
+    .venv/bin/python Tools/mediapipe_video_sensitivity.py [sequence]   # default: pan
 """
 import glob
 import os

@@ -57,7 +57,7 @@ struct Analyze: ParsableCommand {
   func run() throws {
     let (frames, reporter) = try io.open()
     var options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: io.threads),
+      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
       classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)

@@ -85,7 +85,7 @@ extension Canvas {
   /// gray, then lips and face oval in white, the subject's left eye, eyebrow and iris in
   /// green and the right ones in red. Line widths grow with the image past 512 pixels.
   mutating func draw(_ result: FaceLandmarkerResult) {
-    let thin = max(1, min(width, height) / 512), thick = max(2, min(width, height) / 256)
+    let thin = max(1, min(width, height) / 512), thick = lineWidth
     let white: (UInt8, UInt8, UInt8) = (224, 224, 224), green: (UInt8, UInt8, UInt8) = (48, 255, 48)
     let red: (UInt8, UInt8, UInt8) = (255, 48, 48)
     let layers: [([Connection], Int, (UInt8, UInt8, UInt8))] = [

@@ -119,7 +119,7 @@ struct Bench: ParsableCommand {
   /// Times a task on an image decoded once beforehand.
   private func measurePipeline(_ name: String) throws -> Timing.Statistics {
     let picture = try VisionImage(contentsOfFile: image ?? BundledWeights.sampleImage())
-    let bundle = try BundledWeights.directory() + "/face_landmarker.task"
+    let bundle = try BundledWeights.taskBundle()
     switch name {
     case "landmarker_load":
       let options = FaceLandmarkerOptions(

@@ -22,13 +22,16 @@ enum BundledWeights {
       "cannot find the bundled Weights/ folder; run from the repository root or set VISAGE_WEIGHTS")
   }
 
+  /// The bundled `face_landmarker.task`.
+  static func taskBundle() throws -> String { try directory() + "/face_landmarker.task" }
+
   /// The model reference for one of the four bundled models, by its benchmark name.
   static func model(named name: String) throws -> String {
     let dir = try directory()
     switch name {
     case "face_detection_full_range": return dir + "/face_detection_full_range.tflite"
     case "face_detector", "face_landmarks_detector", "face_blendshapes":
-      return dir + "/face_landmarker.task:\(name).tflite"
+      return try taskBundle() + ":\(name).tflite"
     default: throw ValidationError("unknown model '\(name)'")
     }
   }

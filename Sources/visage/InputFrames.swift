@@ -97,7 +97,6 @@ final class InputFrames {
   /// input, else a PNG named after the input inside the folder `path`.
   func annotationPath(_ path: String, for frame: Frame) throws -> String {
     if count == 1 { return path }
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     let base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
     return path + "/" + String(format: "%04d-", frame.index) + base + ".png"
   }

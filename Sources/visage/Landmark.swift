@@ -63,7 +63,7 @@ struct Landmark: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open()
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.directory() + "/face_landmarker.task", threadCount: io.threads))
+    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = minFaceDetectionConfidence
