@@ -5,15 +5,8 @@ extension FixedPointWarp {
     _ image: VisionImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
     border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
-    // Inverse map, destination pixel → source pixel, from the rect's corners: the top-left
-    // corner (point 1) is the origin, point 2 ends the x axis and point 0 the y axis.
-    let p = roi.boxPoints()
-    let m0 = (Double(p.2.x) - Double(p.1.x)) / Double(outputWidth)
-    let m1 = (Double(p.0.x) - Double(p.1.x)) / Double(outputHeight)
-    let m2 = Double(p.1.x)
-    let m3 = (Double(p.2.y) - Double(p.1.y)) / Double(outputWidth)
-    let m4 = (Double(p.0.y) - Double(p.1.y)) / Double(outputHeight)
-    let m5 = Double(p.1.y)
+    // Inverse map, destination pixel → source pixel.
+    let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)
 
     let width = image.width, height = image.height
     let blockWidth = Self.blockWidth(outputWidth: outputWidth, outputHeight: outputHeight)
@@ -24,16 +17,19 @@ extension FixedPointWarp {
         for v in 0..<outputHeight {
           var blockStart = 0
           while blockStart < outputWidth {
-            let x0 = m0 * Double(blockStart) + m1 * Double(v) + m2
-            let y0 = m3 * Double(blockStart) + m4 * Double(v) + m5
+            let x0 = m.m0 * Double(blockStart) + m.m1 * Double(v) + m.m2
+            let y0 = m.m3 * Double(blockStart) + m.m4 * Double(v) + m.m5
+            let w0 = m.m6 * Double(blockStart) + m.m7 * Double(v) + m.m8
             for u in blockStart..<min(blockStart + blockWidth, outputWidth) {
               let x1 = Double(u - blockStart)
-              let fx = clampToInt32((x0 + m0 * x1) * 32)
-              let fy = clampToInt32((y0 + m3 * x1) * 32)
+              let w = w0 + m.m6 * x1
+              let perW = w != 0 ? 32 / w : 0
+              let fx = clampToInt32((x0 + m.m0 * x1) * perW)
+              let fy = clampToInt32((y0 + m.m3 * x1) * perW)
               let ix = Int(fx.rounded(.toNearestOrEven))
               let iy = Int(fy.rounded(.toNearestOrEven))
-              let sx = ix >> 5, ax = ix & 31
-              let sy = iy >> 5, ay = iy & 31
+              let sx = min(max(ix >> 5, Int(Int16.min)), Int(Int16.max)), ax = ix & 31
+              let sy = min(max(iy >> 5, Int(Int16.min)), Int(Int16.max)), ay = iy & 31
               let w00 = (32 - ax) * (32 - ay) * 32
               let w10 = ax * (32 - ay) * 32
               let w01 = (32 - ax) * ay * 32

@@ -13,9 +13,12 @@ enum BorderMode: Sendable {
 ///
 /// The numerics are OpenCV's fixed-point bilinear path, not an idealised resampler, because
 /// that is what reproduces MediaPipe's tensors exactly:
-/// - destination pixel (u, v) samples the source at corner + u·(roi width / output width)
-///   along the rect's x axis (corner-aligned, no half-pixel offset);
-/// - source coordinates are rounded (half to even) to 1/32 pixel;
+/// - destination pixel (u, v) samples the source through `PerspectiveMap`, the inverse of the
+///   map from the rect's corners to the output's corners: in exact arithmetic corner +
+///   u·(roi width / output width) along the rect's x axis (corner-aligned, no half-pixel
+///   offset), in practice with that map's rounding and a division by its third row;
+/// - source coordinates are rounded (half to even) to 1/32 pixel, and their whole-pixel part
+///   saturates to 16 bits (OpenCV keeps it in a `short`);
 /// - the four taps get integer weights summing to 32768, and the sum is rounded half up
 ///   back to 8 bits;
 /// - the 8-bit result becomes a float through the value range (`LevelMap`).
@@ -42,14 +45,7 @@ enum FixedPointWarp {
     _ image: VisionImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
     border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
-    let p = roi.boxPoints()
-    let m0 = (Double(p.2.x) - Double(p.1.x)) / Double(outputWidth)
-    let m1 = (Double(p.0.x) - Double(p.1.x)) / Double(outputHeight)
-    let m2 = Double(p.1.x)
-    let m3 = (Double(p.2.y) - Double(p.1.y)) / Double(outputWidth)
-    let m4 = (Double(p.0.y) - Double(p.1.y)) / Double(outputHeight)
-    let m5 = Double(p.1.y)
-
+    let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)
     let width = image.width, height = image.height
     let rowBytes = width &* 3
     let blockWidth = blockWidth(outputWidth: outputWidth, outputHeight: outputHeight)
@@ -64,16 +60,19 @@ enum FixedPointWarp {
       for v in 0..<outputHeight {
         var blockStart = 0
         while blockStart < outputWidth {
-          let x0 = m0 * Double(blockStart) + m1 * Double(v) + m2
-          let y0 = m3 * Double(blockStart) + m4 * Double(v) + m5
+          let x0 = m.m0 * Double(blockStart) + m.m1 * Double(v) + m.m2
+          let y0 = m.m3 * Double(blockStart) + m.m4 * Double(v) + m.m5
+          let w0 = m.m6 * Double(blockStart) + m.m7 * Double(v) + m.m8
           let blockEnd = min(blockStart + blockWidth, outputWidth)
           var u = blockStart
           while u < blockEnd {
             let x1 = lanes + SIMD8(repeating: Double(u - blockStart))
-            let ix = fixedPoint((SIMD8(repeating: x0) + SIMD8(repeating: m0) * x1) * 32)
-            let iy = fixedPoint((SIMD8(repeating: y0) + SIMD8(repeating: m3) * x1) * 32)
-            let sx = ix &>> 5, ax = ix & 31
-            let sy = iy &>> 5, ay = iy & 31
+            let w = SIMD8(repeating: w0) + SIMD8(repeating: m.m6) * x1
+            let perW = (SIMD8(repeating: 32) / w).replacing(with: 0, where: w .== 0)
+            let ix = fixedPoint((SIMD8(repeating: x0) + SIMD8(repeating: m.m0) * x1) * perW)
+            let iy = fixedPoint((SIMD8(repeating: y0) + SIMD8(repeating: m.m3) * x1) * perW)
+            let sx = wholePixels(ix), ax = ix & 31
+            let sy = wholePixels(iy), ay = iy & 31
             let bx = 32 &- ax, by = 32 &- ay
             let w00 = bx &* by &* 32, w10 = ax &* by &* 32
             let w01 = bx &* ay &* 32, w11 = ax &* ay &* 32
@@ -101,6 +100,12 @@ enum FixedPointWarp {
         }
       }
     }
+  }
+
+  /// The whole-pixel part of fixed-point coordinates, saturated to 16 bits as OpenCV stores it.
+  @inline(__always)
+  private static func wholePixels(_ fixed: SIMD8<Int32>) -> SIMD8<Int32> {
+    (fixed &>> 5).clamped(lowerBound: SIMD8(repeating: Int32(Int16.min)), upperBound: SIMD8(repeating: Int32(Int16.max)))
   }
 
   /// The three channels of the pixel at `p` (and the next byte, unused) as integers.
