@@ -1,5 +1,22 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2 or later: SwiftPM accepts the per-ISA copies' `unsafeFlags` in a versioned dependency
+// only from tools version 6.2 on.
 import PackageDescription
+
+// The hot SIMD loops (Sources/VisageMicroKernels) compiled once more per x86-64 level, each
+// from a symlink to the same folder; VisageKernels picks one copy at run time (see
+// InstructionSet.swift). Only x86-64 Linux: arm64 and Apple platforms keep their one build.
+// These copies must stay pointer-and-SIMD code with no arrays or other generic
+// standard-library types: generic code specialized in two copies becomes a weak symbol
+// the linker keeps once, and the baseline path could then run AVX-512 instructions.
+// `.ci/check-isa-symbols` checks that with `nm`.
+#if arch(x86_64) && os(Linux)
+  let instructionSetCopies: [(name: String, cpu: String)] = [
+    ("VisageMicroKernelsAVX2", "haswell"), ("VisageMicroKernelsAVX512", "skylake-avx512"),
+  ]
+#else
+  let instructionSetCopies: [(name: String, cpu: String)] = []
+#endif
 
 let package = Package(
   name: "Visage",
@@ -34,14 +51,19 @@ let package = Package(
     // CPU placement and spin-wait hints for the thread pool (GNU calls Swift cannot see).
     .target(name: "CThreads"),
 
+    // The CPU check and the plain structs the micro-kernel copies share.
+    .target(name: "CVisageISA"),
+    // The micro-kernels at the target's baseline (and their source for the other copies).
+    .target(name: "VisageMicroKernels", dependencies: ["CVisageISA"]),
+
     // Maths on raw float buffers: no graphs, no file formats.
     .target(
       name: "VisageKernels",
       dependencies: [
         .target(name: "CBLAS", condition: .when(platforms: [.linux])),
-        "CThreads",
+        "CThreads", "CVisageISA", "VisageMicroKernels",
         .product(name: "RealModule", package: "swift-numerics"),
-      ],
+      ] + instructionSetCopies.map { .target(name: $0.name) },
       linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
     // Graphs, operators, memory planning and the interpreter: no file formats.
     .target(name: "VisageRuntime", dependencies: ["VisageKernels"]),
@@ -84,3 +106,9 @@ let package = Package(
       name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageTestSupport"]),
   ]
 )
+
+package.targets += instructionSetCopies.map { copy in
+  .target(
+    name: copy.name, dependencies: ["CVisageISA"], path: "Sources/\(copy.name)",
+    swiftSettings: [.unsafeFlags(["-target-cpu", copy.cpu])])
+}

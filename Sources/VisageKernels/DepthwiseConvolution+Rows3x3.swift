@@ -1,3 +1,5 @@
+import CVisageISA
+
 /// The 3×3 depthwise fast path (stride 1 or 2, dilation 1, multiplier 1, at least eight
 /// channels): one span of an output row at a time and, within it, one block of 16 (or 8)
 /// channels at a time, the block's nine weights held in registers while the span's pixels
@@ -35,29 +37,6 @@ extension DepthwiseConvolution {
       guard endInside > firstInside, !rightEdge || lastOrigin + 2 == width else { return nil }
       leftEdge = firstInside == 1
     }
-
-    /// Output columns `start..<end` of a row: which edge pixels they include and where
-    /// their inside windows start.
-    func span(_ start: Int, _ end: Int, _ g: ConvolutionGeometry) -> Span {
-      let first = max(start, firstInside)
-      return Span(
-        start: start, leftEdge: leftEdge && start == 0, insideCount: max(0, min(end, endInside) - first),
-        firstOrigin: first * g.strideWidth - g.padLeft, rightEdge: rightEdge && end == g.output.width)
-    }
-  }
-
-  /// A run of output columns of one row.
-  struct Span {
-    /// The first output column.
-    var start: Int
-    /// Whether it starts with the left edge pixel.
-    var leftEdge: Bool
-    /// Windows wholly inside the image, after the left edge pixel if any.
-    var insideCount: Int
-    /// Input column where the first of those windows starts.
-    var firstOrigin: Int
-    /// Whether it ends with the right edge pixel.
-    var rightEdge: Bool
   }
 
   static func run3x3(
@@ -67,8 +46,14 @@ extension DepthwiseConvolution {
     _ zeroRow: UnsafePointer<Float>
   ) {
     let channels = g.input.channels
-    // About 4 KB of each input row per span.
-    let spanWidth = max(8, 1024 / (channels * g.strideWidth))
+    let layer = VisageDepthwise3x3(
+      channels: channels, strideWidth: g.strideWidth, outputWidth: g.output.width,
+      // About 4 KB of each input row per span.
+      spanWidth: max(8, 1024 / (channels * g.strideWidth)),
+      leftEdge: rows.leftEdge ? 1 : 0, rightEdge: rows.rightEdge ? 1 : 0, firstInside: rows.firstInside,
+      endInside: rows.endInside, padLeft: g.padLeft, filter: filter, bias: bias, slopes: slopes,
+      lower: clamp.lowerBound, upper: clamp.upperBound)
+    let kernel = MicroKernels.active.depthwise3x3Row
     for outputRow in outputRows {
       let (b, outY) = outputRow.quotientAndRemainder(dividingBy: g.output.height)
       let originY = outY * g.strideHeight - g.padTop
@@ -76,104 +61,7 @@ extension DepthwiseConvolution {
         let y = originY + fy
         return y >= 0 && y < g.input.height ? input + g.input.offset(b, y, 0, 0) : zeroRow
       }
-      let (r0, r1, r2) = (row(0), row(1), row(2))
-      let out = output + g.output.offset(b, outY, 0, 0)
-      for start in stride(from: 0, to: g.output.width, by: spanWidth) {
-        let span = rows.span(start, min(start + spanWidth, g.output.width), g)
-        // Blocks of 16 channels, then a last block of 16 or 8 shifted back to end at the
-        // last channel: recomputing a few channels is cheaper than a scalar tail.
-        var c = 0
-        while c < channels {
-          if channels - c >= 16 {
-            block(SIMD16<Float>.self, c, r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
-            c += 16
-          } else if channels >= 16 && channels - c > 8 {
-            block(SIMD16<Float>.self, channels - 16, r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
-            c = channels
-          } else {
-            block(SIMD8<Float>.self, min(c, channels - 8), r0, r1, r2, out, span, g, filter, bias, clamp, slopes)
-            c += 8
-          }
-        }
-      }
-    }
-  }
-
-  /// Channels `c..<c + V.scalarCount` of one span of an output row, from input rows `r0`,
-  /// `r1`, `r2`.
-  /// Taps are summed in filter order from zero, as the reference does, skipping those off
-  /// the left or right edge.
-  ///
-  /// The pixel loop has no branches: a PReLU runs as a second pass over the block, because
-  /// testing for it inside the loop made LLVM split every vector into scalar and 128-bit
-  /// pieces (measured 4x slower). Not inlined, so that each width is optimized on its own.
-  @inline(never)
-  private static func block<V: FloatVector>(
-    _: V.Type, _ c: Int, _ r0: UnsafePointer<Float>, _ r1: UnsafePointer<Float>,
-    _ r2: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ span: Span,
-    _ g: ConvolutionGeometry, _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
-    _ clamp: Clamp, _ slopes: UnsafePointer<Float>?
-  ) {
-    let c1 = g.input.channels
-    let c2 = 2 * c1
-    let step = g.strideWidth * c1
-    let w0 = filter.load(V.self, at: c), w1 = filter.load(V.self, at: c1 + c)
-    let w2 = filter.load(V.self, at: c2 + c), w3 = filter.load(V.self, at: 3 * c1 + c)
-    let w4 = filter.load(V.self, at: 4 * c1 + c), w5 = filter.load(V.self, at: 5 * c1 + c)
-    let w6 = filter.load(V.self, at: 6 * c1 + c), w7 = filter.load(V.self, at: 7 * c1 + c)
-    let w8 = filter.load(V.self, at: 8 * c1 + c)
-    let bv = bias.load(V.self, at: c)
-    // The clamp spelled out on V: the generic `Clamp` call stayed a call per pixel.
-    let lower = V(repeating: clamp.lowerBound)
-    let upper = V(repeating: clamp.upperBound)
-    var o = out + span.start * c1 + c
-    if span.leftEdge {
-      // The window starts at column -1: its fx = 0 taps are padding.
-      var acc = r0.load(V.self, at: c) * w1 + V()
-      acc = r0.load(V.self, at: c1 + c) * w2 + acc
-      acc = r1.load(V.self, at: c) * w4 + acc
-      acc = r1.load(V.self, at: c1 + c) * w5 + acc
-      acc = r2.load(V.self, at: c) * w7 + acc
-      acc = r2.load(V.self, at: c1 + c) * w8 + acc
-      o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
-      o += c1
-    }
-    var x0 = r0 + span.firstOrigin * c1 + c
-    var x1 = r1 + span.firstOrigin * c1 + c
-    var x2 = r2 + span.firstOrigin * c1 + c
-    for _ in 0..<span.insideCount {
-      var acc = x0.load(V.self, at: 0) * w0 + V()
-      acc = x0.load(V.self, at: c1) * w1 + acc
-      acc = x0.load(V.self, at: c2) * w2 + acc
-      acc = x1.load(V.self, at: 0) * w3 + acc
-      acc = x1.load(V.self, at: c1) * w4 + acc
-      acc = x1.load(V.self, at: c2) * w5 + acc
-      acc = x2.load(V.self, at: 0) * w6 + acc
-      acc = x2.load(V.self, at: c1) * w7 + acc
-      acc = x2.load(V.self, at: c2) * w8 + acc
-      o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
-      x0 += step
-      x1 += step
-      x2 += step
-      o += c1
-    }
-    if span.rightEdge {
-      // x0, x1, x2 now point at this window's start; its fx = 2 taps are padding.
-      var acc = x0.load(V.self, at: 0) * w0 + V()
-      acc = x0.load(V.self, at: c1) * w1 + acc
-      acc = x1.load(V.self, at: 0) * w3 + acc
-      acc = x1.load(V.self, at: c1) * w4 + acc
-      acc = x2.load(V.self, at: 0) * w6 + acc
-      acc = x2.load(V.self, at: c1) * w7 + acc
-      o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
-    }
-    if let slopes {
-      let slope = slopes.load(V.self, at: c)
-      var o = out + span.start * c1 + c
-      for _ in 0..<(span.insideCount + (span.leftEdge ? 1 : 0) + (span.rightEdge ? 1 : 0)) {
-        o.store(V.prelu(o.load(V.self, at: 0), slope), at: 0)
-        o += c1
-      }
+      kernel(layer, row(0), row(1), row(2), output + g.output.offset(b, outY, 0, 0))
     }
   }
 }

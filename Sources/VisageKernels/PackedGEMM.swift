@@ -1,3 +1,5 @@
+import CVisageISA
+
 /// A GEMM whose right-hand matrix is a constant, packed once into 16-column panels.
 ///
 /// C[m×n] = A[m×k] · Bᵀ with B given N×K (an OHWI filter). Each panel holds K rows of 16
@@ -24,20 +26,27 @@ public final class PackedGEMM: @unchecked Sendable {
   /// Bias and PReLU slopes padded to whole panels, so the finish loads them 16 at a time.
   private let bias: UnsafeMutablePointer<Float>
   private let slopes: UnsafeMutablePointer<Float>?
-  private let finish: Finish
   /// Rows of C per micro-kernel call (8, 4, 2 or 1).
   public let tileRows: Int
+  /// Everything above as the micro-kernels take it.
+  private let weights: VisagePackedWeights
+  /// The micro-kernels' entry point at the instruction set chosen at init.
+  private let kernel: MicroKernels.PackedGEMM
 
   /// Packs `b` (N×K row-major, row stride `ldb`) and the finish: `bias` (N values, zeros
-  /// when nil), `clamp`, and per-column PReLU `slopes`. `tileRows` defaults to the height
-  /// measured fastest on this build (`PackedGEMM.preferredTileRows`); any height gives the
-  /// same results.
+  /// when nil), `clamp`, and per-column PReLU `slopes`. The micro-kernels run at
+  /// `instructionSet` (the process's, `InstructionSet.active`, by default). `tileRows`
+  /// defaults to the height measured fastest there (`PackedGEMM.preferredTileRows`). Any
+  /// height and any instruction set give the same results.
   public init(
     b: UnsafePointer<Float>, n: Int, k: Int, ldb: Int, bias: UnsafePointer<Float>? = nil,
-    clamp: Clamp = .none, slopes: UnsafePointer<Float>? = nil, tileRows: Int? = nil
+    clamp: Clamp = .none, slopes: UnsafePointer<Float>? = nil, tileRows: Int? = nil,
+    instructionSet: InstructionSet = .active
   ) {
     precondition(tileRows.map { [1, 2, 4, 8].contains($0) } ?? true)
-    self.tileRows = tileRows ?? Self.preferredTileRows
+    precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
+    self.tileRows = tileRows ?? Self.preferredTileRows(instructionSet)
+    kernel = MicroKernels.of(instructionSet).packedGEMM
     self.n = n
     self.k = k
     let count = max(1, (n + 15) / 16 * 16 * k)
@@ -56,7 +65,9 @@ public final class PackedGEMM: @unchecked Sendable {
     }
     self.bias = copy(bias, padding: 0)
     self.slopes = slopes.map { copy($0, padding: 1) }
-    finish = Finish(bias: self.bias, slopes: self.slopes.map { UnsafePointer($0) }, clamp: clamp)
+    weights = VisagePackedWeights(
+      panels: panels, n: n, k: k, tileRows: self.tileRows, bias: self.bias, slopes: self.slopes.map { UnsafePointer($0) },
+      lower: clamp.lowerBound, upper: clamp.upperBound)
   }
 
   deinit {
@@ -75,148 +86,11 @@ public final class PackedGEMM: @unchecked Sendable {
     c: UnsafeMutablePointer<Float>, ldc: Int, residual: Residual? = nil
   ) {
     precondition(segments.count > 0 && k % segments.count == 0)
-    let length = k / segments.count
-    withUnsafeTemporaryAllocation(of: SIMD16<Float>.self, capacity: 16) { tile in
-      let tile = tile.baseAddress!
-      // Rows outer, panels inner: a tile's rows of A stay in L1 while every panel passes
-      // by, and the packed weights (at most a few hundred KB here) stay in L2.
-      var row = 0
-      while row < m {
-        let rows = min(tileRows, m - row)
-        var column = 0
-        while column < n {
-          let x = a + row * lda
-          let out = c + row * ldc
-          column += rows == 8
-            ? eightRows(x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
-            : fewRows(rows, x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
-        }
-        row += rows
-      }
-    }
-  }
-
-  /// Eight rows of C from `column` on: one or two panels, finished inside the micro-kernel
-  /// where the shapes allow it. Returns the columns done.
-  private func eightRows(
-    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
-    _ tile: UnsafeMutablePointer<SIMD16<Float>>
-  ) -> Int {
-    let panel = UnsafePointer(panels + column * k)
-    let remaining = n - column
-    let out = c + column
-    let done: Int?
-    if let slopes = finish.slopes {
-      let activation = ClampedPReLU(finish.clamp, slopes: slopes, column: column, panels: remaining > 16 ? 2 : 1)
-      done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, activation)
-    } else {
-      done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, Clamped(finish.clamp))
-    }
-    if let done { return done }
-    if remaining > 16 {
-      Self.accumulate8x2(a, lda, segments, length, panel, RawTile(tile: tile))
-    } else {
-      Self.accumulate8(a, lda, segments, length, panel, RawTile(tile: tile))
-    }
-    let width = min(32, remaining)
-    for q in stride(from: 0, to: width, by: 16) {
-      finish.store(
-        tile + q / 2, rows: 8, column: column + q, width: min(16, width - q), out + q, ldc: ldc,
-        residual: residual?.columns(row: 0, from: column + q))
-    }
-    return width
-  }
-
-  /// Eight rows of whole panels (32, 24, 16 or 8 columns) whose residual, if any, has all
-  /// their columns: finished inside the micro-kernel. Returns the columns done, or nil
-  /// when the shape needs the tile buffer.
-  @inline(__always)
-  private func finishedEightRows<Activation: TileActivation>(
-    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int,
-    _ residual: Residual?, _ activation: Activation
-  ) -> Int? {
-    let remaining = n - column
-    let extra = residual?.values.advanced(by: column)
-    let residualStride = residual?.channels ?? 0
-    func covered(_ count: Int) -> Bool { residual.map { $0.channels >= column + count } ?? true }
-    // The second panel's bias only where there is one (the copy ends with the last panel).
-    let first = finish.bias.load(SIMD16<Float>.self, at: column)
-    let bias = (first, remaining > 16 ? finish.bias.load(SIMD16<Float>.self, at: column + 16) : first)
-    if remaining >= 32 && covered(32) {
-      let sink = FinishedTile(
-        c: out, ldc: ldc, bias: bias, activation: activation, residual: extra, residualStride: residualStride)
-      Self.accumulate8x2(a, lda, segments, length, panel, sink)
-      return 32
-    }
-    if remaining == 24 && covered(24) {
-      let sink = FinishedTileAndHalf(
-        c: out, ldc: ldc, bias: (bias.0, bias.1.lowHalf), activation: activation, residual: extra,
-        residualStride: residualStride)
-      Self.accumulate8x2(a, lda, segments, length, panel, sink)
-      return 24
-    }
-    if remaining >= 16 && covered(16) {
-      let sink = FinishedTile(
-        c: out, ldc: ldc, bias: bias, activation: activation, residual: extra, residualStride: residualStride)
-      Self.accumulate8(a, lda, segments, length, panel, sink)
-      return 16
-    }
-    if remaining == 8 && covered(8) {
-      let sink = FinishedHalfPanel(
-        c: out, ldc: ldc, bias: bias.0.lowHalf, activation: activation, residual: extra,
-        residualStride: residualStride)
-      Self.accumulate8(a, lda, segments, length, panel, sink)
-      return 8
-    }
-    return nil
-  }
-
-  /// Fewer than eight rows of C (the tile height of builds without AVX-512, or the tail), one
-  /// panel from `column` on. Whole tiles of whole panels are finished inside the micro-kernel
-  /// as in `eightRows`; the rest goes through the tile buffer. Returns the columns done.
-  private func fewRows(
-    _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
-    _ tile: UnsafeMutablePointer<SIMD16<Float>>
-  ) -> Int {
-    let panel = UnsafePointer(panels + column * k)
-    let width = min(16, n - column)
-    if rows == tileRows && (rows == 4 || rows == 2) && width == 16
-      && residual.map({ $0.channels >= column + 16 }) ?? true
-    {
-      if let slopes = finish.slopes {
-        let activation = ClampedPReLU(finish.clamp, slopes: slopes, column: column, panels: 1)
-        finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, activation)
-      } else {
-        finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, Clamped(finish.clamp))
-      }
-      return 16
-    }
-    Self.accumulate(rows, a, lda, segments, length, panel, tile)
-    finish.store(
-      tile, rows: rows, column: column, width: width, c + column, ldc: ldc,
-      residual: residual?.columns(row: 0, from: column))
-    return width
-  }
-
-  /// Four or two rows of one whole panel, finished inside the micro-kernel.
-  @inline(__always)
-  private func finishedFewRows<Activation: TileActivation>(
-    _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
-    _ panel: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int,
-    _ residual: Residual?, _ activation: Activation
-  ) {
-    let bias = finish.bias.load(SIMD16<Float>.self, at: column)
-    let sink = FinishedTile(
-      c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: residual?.values.advanced(by: column),
-      residualStride: residual?.channels ?? 0)
-    if rows == 4 {
-      Self.accumulate4(a, lda, segments, length, panel, sink)
-    } else {
-      Self.accumulate2(a, lda, segments, length, panel, sink)
-    }
+    kernel(
+      weights,
+      VisageGEMMOperands(
+        m: m, a: a, lda: lda, segmentOffsets: segments.offsets, segmentCount: segments.count, c: c, ldc: ldc,
+        residual: residual?.values, residualChannels: residual?.channels ?? 0))
   }
 
   /// Where the runs of each row of A start, relative to the row's start.
@@ -257,11 +131,50 @@ public final class PackedGEMM: @unchecked Sendable {
 
     /// The residual from row `row` on.
     func rows(from row: Int) -> Residual { Residual(values + row * channels, channels: channels) }
+  }
 
-    /// Where row `row`'s values for columns `column...` start, the distance between rows,
-    /// and how many of the next 16 columns exist (0 to 16).
-    func columns(row: Int, from column: Int) -> (values: UnsafePointer<Float>, stride: Int, count: Int) {
-      (values + row * channels + column, channels, max(0, min(16, channels - column)))
+  /// The tile height the active instruction set runs fastest, measured once per process.
+  ///
+  /// Eight rows keep eight 16-lane accumulators, right for AVX-512's 32 vector registers
+  /// (measured 1.4x faster than two rows); where 16 lanes take two AVX2 or four SSE
+  /// registers, eight rows spill and shorter tiles are faster (two rows measured 1.3x on
+  /// SSE). So the first GEMM times each height on a small problem (about 0.3 ms, once)
+  /// and keeps the fastest. Every height sums in the same order, so the choice changes
+  /// speed, never results.
+  public static let preferredTileRows: Int = measureTileRows(.active)
+
+  static func preferredTileRows(_ instructionSet: InstructionSet) -> Int {
+    instructionSet == .active ? preferredTileRows : measureTileRows(instructionSet)
+  }
+
+  private static func measureTileRows(_ instructionSet: InstructionSet) -> Int {
+    let (m, k) = (64, 64)
+    let a = CacheAligned.allocate(Float.self, count: m * k)
+    let b = CacheAligned.allocate(Float.self, count: 16 * k)
+    let c = CacheAligned.allocate(Float.self, count: m * 16)
+    defer {
+      a.deallocate()
+      b.deallocate()
+      c.deallocate()
     }
+    for i in 0..<(m * k) { a[i] = Float(i % 7) - 3 }
+    for i in 0..<(16 * k) { b[i] = Float(i % 5) - 2 }
+    let heights = [8, 4, 2]
+    let gemms = heights.map { PackedGEMM(b: b, n: 16, k: k, ldb: k, tileRows: $0, instructionSet: instructionSet) }
+    let clock = ContinuousClock()
+    // Round robin, so that a busy moment slows every height alike; the minimum of many runs,
+    // after a few untimed rounds that let the core reach speed.
+    var fastest = heights.map { _ in Duration.seconds(1) }
+    for round in 0..<80 {
+      for (i, gemm) in gemms.enumerated() {
+        let time = clock.measure { gemm.multiply(m: m, a: a, lda: k, c: c, ldc: 16) }
+        if round >= 10 { fastest[i] = min(fastest[i], time) }
+      }
+    }
+    // A shorter tile must win clearly: on AVX-512 four rows come within 8% of eight here
+    // (and lose by 10-15% on the models), on SSE two rows win by more than 20%.
+    var best = (rows: 8, time: fastest[0])
+    for (i, rows) in heights.enumerated() where fastest[i] < best.time * 0.9 { best = (rows, fastest[i]) }
+    return best.rows
   }
 }

@@ -63,7 +63,9 @@ struct Bench: ParsableCommand {
     let pool = threads > 1 ? ThreadPool(threadCount: threads) : nil
     let names = only.isEmpty ? Bench.itemNames : only
     if format == .text {
-      print("kernels \(kernels.rawValue), threads \(threads), iterations \(iterations), warm-up \(warmup)")
+      print(
+        "kernels \(kernels.rawValue), instruction set \(InstructionSet.active) (CPU and build: "
+          + "\(InstructionSet.supported)), threads \(threads), iterations \(iterations), warm-up \(warmup)")
       print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
     }
     for name in names {
@@ -105,7 +107,8 @@ struct Bench: ParsableCommand {
   private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat, sharing: Sharing? = nil) {
     if format == .json {
       var fields: [(String, JSON)] = [
-        ("name", .string(name)), ("threads", .int(threads)), ("iterations", .int(stats.count)),
+        ("name", .string(name)), ("instructionSet", .string(InstructionSet.active.description)),
+        ("threads", .int(threads)), ("iterations", .int(stats.count)),
         ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
       ]
       if let sharing { fields += [("workerShare", .double(sharing.workerShare)), ("workerMoves", .int(sharing.moves))] }

@@ -31,9 +31,9 @@ struct Clamped: TileActivation {
   let lower: SIMD16<Float>
   let upper: SIMD16<Float>
 
-  init(_ clamp: Clamp) {
-    lower = SIMD16(repeating: clamp.lowerBound)
-    upper = SIMD16(repeating: clamp.upperBound)
+  init(lower: Float, upper: Float) {
+    self.lower = SIMD16(repeating: lower)
+    self.upper = SIMD16(repeating: upper)
   }
 
   @inline(__always)
@@ -53,9 +53,9 @@ struct ClampedPReLU: TileActivation {
   let upper: SIMD16<Float>
   let slopes: (SIMD16<Float>, SIMD16<Float>)
 
-  init(_ clamp: Clamp, slopes: UnsafePointer<Float>, column: Int, panels: Int) {
-    lower = SIMD16(repeating: clamp.lowerBound)
-    upper = SIMD16(repeating: clamp.upperBound)
+  init(lower: Float, upper: Float, slopes: UnsafePointer<Float>, column: Int, panels: Int) {
+    self.lower = SIMD16(repeating: lower)
+    self.upper = SIMD16(repeating: upper)
     let first = slopes.load(SIMD16<Float>.self, at: column)
     self.slopes = (first, panels == 2 ? slopes.load(SIMD16<Float>.self, at: column + 16) : first)
   }
@@ -137,7 +137,8 @@ struct FinishedHalfPanel<Activation: TileActivation>: TileSink {
 struct Finish {
   let bias: UnsafePointer<Float>
   let slopes: UnsafePointer<Float>?
-  let clamp: Clamp
+  let lower: Float
+  let upper: Float
 
   /// Stores `rows` accumulators of the panel at `column` (`width` columns of it) to C,
   /// finished. `residual` is the first row's residual values for this panel, `count` of
@@ -153,8 +154,8 @@ struct Finish {
     let b = bias.load(SIMD16<Float>.self, at: column)
     // The clamp spelled out on concrete vectors: the generic `Clamp` call stayed a call
     // here (measured 15% of face_detector).
-    let lower = SIMD16<Float>(repeating: clamp.lowerBound)
-    let upper = SIMD16<Float>(repeating: clamp.upperBound)
+    let lower = SIMD16<Float>(repeating: self.lower)
+    let upper = SIMD16<Float>(repeating: self.upper)
     if width == 16 && slopes == nil {
       if let residual, residual.count == 16 {
         for r in 0..<rows {
@@ -176,7 +177,7 @@ struct Finish {
       if let residual { v = v + Self.partial(residual.values + r * residual.stride, residual.count) }
       v = SIMD16.minimum(SIMD16.maximum(v, lower), upper)
       if let slope { v = SIMD16.prelu(v, slope) }
-      PackedGEMM.store(v, c + r * ldc, width)
+      PackedGEMMKernel.store(v, c + r * ldc, width)
     }
   }
 

@@ -1,48 +1,6 @@
 /// The packed GEMM's micro-kernels: a tile of 8, 4, 2 or 1 rows of A times one or two
 /// 16-column panels. Where their sums go is in PackedGEMM+Finish.swift.
-extension PackedGEMM {
-  /// The tile height this build runs fastest, measured once per process.
-  ///
-  /// Eight rows keep eight 16-lane accumulators, right for AVX-512's 32 vector registers
-  /// (measured 1.4x faster than two rows); where 16 lanes take four SSE registers, eight
-  /// rows spill and two rows are faster (measured 1.3x on the portable build). Swift cannot
-  /// ask which target it was compiled for, so the first GEMM times each height on a small
-  /// problem (about 0.3 ms, once) and keeps the fastest. Every height sums in the same
-  /// order, so the choice changes speed, never results.
-  public static let preferredTileRows: Int = {
-    let (m, k) = (64, 64)
-    let a = CacheAligned.allocate(Float.self, count: m * k)
-    let panel = CacheAligned.allocate(Float.self, count: 16 * k)
-    let tile = CacheAligned.allocate(SIMD16<Float>.self, count: 8)
-    defer {
-      a.deallocate()
-      panel.deallocate()
-      tile.deallocate()
-    }
-    for i in 0..<(m * k) { a[i] = Float(i % 7) - 3 }
-    for i in 0..<(16 * k) { panel[i] = Float(i % 5) - 2 }
-    let clock = ContinuousClock()
-    // Round robin, so that a busy moment slows every height alike; the minimum of many runs,
-    // after a few untimed rounds that let the core reach speed.
-    let heights = [8, 4, 2]
-    var fastest = heights.map { _ in Duration.seconds(1) }
-    for round in 0..<80 {
-      for (i, rows) in heights.enumerated() {
-        let time = clock.measure {
-          for row in stride(from: 0, to: m, by: rows) {
-            accumulate(rows, a + row * k, k, .contiguous, k, panel, tile)
-          }
-        }
-        if round >= 10 { fastest[i] = min(fastest[i], time) }
-      }
-    }
-    // A shorter tile must win clearly: on AVX-512 four rows come within 8% of eight here
-    // (and lose by 10-15% on the models), on SSE two rows win by more than 20%.
-    var best = (rows: 8, time: fastest[0])
-    for (i, rows) in heights.enumerated() where fastest[i] < best.time * 0.9 { best = (rows, fastest[i]) }
-    return best.rows
-  }()
-
+extension PackedGEMMKernel {
   /// `rows` rows of A (1 to 8) times one panel, written to `tile`.
   @inline(__always)
   static func accumulate(

@@ -1,0 +1,107 @@
+import CVisageISA
+import Foundation
+import VisageMicroKernels
+
+#if canImport(VisageMicroKernelsAVX2)
+  import VisageMicroKernelsAVX2
+#endif
+#if canImport(VisageMicroKernelsAVX512)
+  import VisageMicroKernelsAVX512
+#endif
+
+/// An instruction-set level the hot SIMD loops (the VisageMicroKernels module) are
+/// compiled at.
+///
+/// Swift has no per-function target attribute, so on x86-64 Linux the package compiles that
+/// module three times from the same sources (the AVX2 and AVX-512 copies' folders are
+/// symlinks to it), with `-target-cpu haswell` and `skylake-avx512`. Each process runs
+/// one level, picked from the CPU's features the first time a kernel is planned. Every
+/// copy sums in the same order with a separate multiply and add (Swift does not contract
+/// them into FMAs), so all levels give the same bits. Elsewhere (arm64, Apple platforms)
+/// there is one copy, the baseline, which there means NEON.
+public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
+  /// What the target's baseline offers: SSE2 on x86-64, NEON on arm64.
+  case baseline
+  /// AVX2 with FMA (Haswell and later, Zen and later).
+  case avx2
+  /// AVX-512 F, CD, BW, DQ and VL (Skylake-SP and later, Zen 4 and later).
+  case avx512
+
+  public var description: String {
+    switch self {
+    case .baseline: "baseline"
+    case .avx2: "avx2"
+    case .avx512: "avx512"
+    }
+  }
+
+  public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+  /// The highest level both this build and this CPU have.
+  public static let supported: InstructionSet = {
+    #if canImport(VisageMicroKernelsAVX512)
+      return InstructionSet(rawValue: Int(visage_isa_level())) ?? .baseline
+    #else
+      return .baseline
+    #endif
+  }()
+
+  /// The level every kernel planned in this process runs: `supported`, capped by the
+  /// environment variable `VISAGE_MAX_ISA` (`baseline`, `avx2` or `avx512`) when it is set.
+  /// The cap is for tests, which run the parity suites at each level, and for anyone who
+  /// needs the narrower kernels. Read once; an unknown value stops the process, so that a
+  /// misspelt cap cannot pass for a tested level.
+  public static let active: InstructionSet = {
+    guard let cap = ProcessInfo.processInfo.environment["VISAGE_MAX_ISA"] else { return supported }
+    guard let level = allCases.first(where: { $0.description == cap }) else {
+      fatalError("VISAGE_MAX_ISA is \"\(cap)\"; it must be baseline, avx2 or avx512")
+    }
+    return min(level, supported)
+  }()
+}
+
+/// One instruction set's micro-kernels: entry points of one copy of VisageMicroKernels,
+/// picked when a kernel is planned and kept with it, so a run costs one indirect call.
+struct MicroKernels: Sendable {
+  typealias PackedGEMM = @Sendable (VisagePackedWeights, VisageGEMMOperands) -> Void
+
+  typealias LeftPackedGEMM = @Sendable (
+    VisageLeftPackedWeights, Int, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int, UnsafePointer<Float>?,
+    Range<Int>
+  ) -> Void
+
+  typealias Depthwise3x3Row = @Sendable (
+    VisageDepthwise3x3, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>
+  ) -> Void
+
+  let packedGEMM: PackedGEMM
+  let leftPackedGEMM: LeftPackedGEMM
+  let depthwise3x3Row: Depthwise3x3Row
+
+  /// The active instruction set's, for kernels that have no plan object to keep them in.
+  static let active = of(.active)
+
+  static func of(_ instructionSet: InstructionSet) -> MicroKernels {
+    switch instructionSet {
+    #if canImport(VisageMicroKernelsAVX512)
+      case .avx512: avx512
+      case .avx2: avx2
+    #endif
+    default: baseline
+    }
+  }
+
+  private static let baseline = MicroKernels(
+    packedGEMM: VisageMicroKernels.packedGEMM, leftPackedGEMM: VisageMicroKernels.leftPackedGEMM,
+    depthwise3x3Row: VisageMicroKernels.depthwise3x3Row)
+  #if canImport(VisageMicroKernelsAVX2)
+    private static let avx2 = MicroKernels(
+      packedGEMM: VisageMicroKernelsAVX2.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX2.leftPackedGEMM,
+      depthwise3x3Row: VisageMicroKernelsAVX2.depthwise3x3Row)
+  #endif
+  #if canImport(VisageMicroKernelsAVX512)
+    private static let avx512 = MicroKernels(
+      packedGEMM: VisageMicroKernelsAVX512.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX512.leftPackedGEMM,
+      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row)
+  #endif
+}
