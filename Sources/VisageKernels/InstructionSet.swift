@@ -46,13 +46,16 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
     #endif
   }()
 
+  /// Every level this build and this CPU can run, for tests that compare them.
+  public static var runnable: [InstructionSet] { allCases.filter { $0 <= supported } }
+
   /// The level every kernel planned in this process runs: `supported`, capped by the
   /// environment variable `VISAGE_MAX_ISA` (`baseline`, `avx2` or `avx512`) when it is set.
   /// The cap is for tests, which run the parity suites at each level, and for anyone who
   /// needs the narrower kernels. Read once; an unknown value stops the process, so that a
   /// misspelt cap cannot pass for a tested level.
   public static let active: InstructionSet = {
-    guard let cap = ProcessInfo.processInfo.environment["VISAGE_MAX_ISA"] else { return supported }
+    guard let cap = ProcessInfo.processInfo.environment["VISAGE_MAX_ISA"], !cap.isEmpty else { return supported }
     guard let level = allCases.first(where: { $0.description == cap }) else {
       fatalError("VISAGE_MAX_ISA is \"\(cap)\"; it must be baseline, avx2 or avx512")
     }
@@ -74,9 +77,12 @@ struct MicroKernels: Sendable {
     VisageDepthwise3x3, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>
   ) -> Void
 
+  typealias FixedPointWarp = @Sendable (VisageFixedPointWarp, UnsafeMutablePointer<Float>) -> Void
+
   let packedGEMM: PackedGEMM
   let leftPackedGEMM: LeftPackedGEMM
   let depthwise3x3Row: Depthwise3x3Row
+  let fixedPointWarp: FixedPointWarp
 
   /// The active instruction set's, for kernels that have no plan object to keep them in.
   static let active = of(.active)
@@ -93,15 +99,24 @@ struct MicroKernels: Sendable {
 
   private static let baseline = MicroKernels(
     packedGEMM: VisageMicroKernels.packedGEMM, leftPackedGEMM: VisageMicroKernels.leftPackedGEMM,
-    depthwise3x3Row: VisageMicroKernels.depthwise3x3Row)
+    depthwise3x3Row: VisageMicroKernels.depthwise3x3Row, fixedPointWarp: VisageMicroKernels.fixedPointWarp)
   #if canImport(VisageMicroKernelsAVX2)
     private static let avx2 = MicroKernels(
       packedGEMM: VisageMicroKernelsAVX2.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX2.leftPackedGEMM,
-      depthwise3x3Row: VisageMicroKernelsAVX2.depthwise3x3Row)
+      depthwise3x3Row: VisageMicroKernelsAVX2.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX2.fixedPointWarp)
   #endif
   #if canImport(VisageMicroKernelsAVX512)
     private static let avx512 = MicroKernels(
       packedGEMM: VisageMicroKernelsAVX512.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX512.leftPackedGEMM,
-      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row)
+      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX512.fixedPointWarp)
   #endif
+}
+
+/// The fixed-point image warp (the Visage module's `FixedPointWarp`) at the active
+/// instruction set: a warp has no plan object to keep an entry point in.
+public enum ImageWarp {
+  /// Warps `warp.pixels` into `output` (outputHeight × outputWidth × 3 floats).
+  public static func fixedPoint(_ warp: VisageFixedPointWarp, into output: UnsafeMutablePointer<Float>) {
+    MicroKernels.active.fixedPointWarp(warp, output)
+  }
 }

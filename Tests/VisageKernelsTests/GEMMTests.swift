@@ -57,20 +57,23 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     expectSlackUntouched(optimized, c, sentinel, "gemm")
 
     // PackedGEMM computes A·Bᵀ only; it sums in k order like the reference, with every
-    // micro-kernel height (the build picks one; all must agree).
+    // micro-kernel height and instruction set this CPU runs (the build picks one; all
+    // must agree).
     guard c.transposeB else { return }
-    for tileRows in [1, 2, 4, 8] {
-      let packedGEMM = PackedGEMM(b: b, n: c.n, k: c.k, ldb: c.ldb, tileRows: tileRows)
-      var packed = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
-      packedGEMM.multiply(m: c.m, a: a, lda: c.lda, c: &packed, ldc: c.ldc)
-      let label = "packed \(tileRows)-row \(c.testDescription)"
-      expectClose(packed, reference, .reordered(c.k), label, shape: [max(c.m, 1), c.ldc])
-      expectSlackUntouched(packed, c, sentinel, label)
+    for instructionSet in InstructionSet.runnable {
+      for tileRows in [1, 2, 4, 8] {
+        let packedGEMM = PackedGEMM(b: b, n: c.n, k: c.k, ldb: c.ldb, tileRows: tileRows, instructionSet: instructionSet)
+        var packed = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
+        packedGEMM.multiply(m: c.m, a: a, lda: c.lda, c: &packed, ldc: c.ldc)
+        let label = "packed \(instructionSet) \(tileRows)-row \(c.testDescription)"
+        expectClose(packed, reference, .reordered(c.k), label, shape: [max(c.m, 1), c.ldc])
+        expectSlackUntouched(packed, c, sentinel, label)
+      }
     }
   }
 
   /// The fused finishes (bias, residual of all or fewer columns, clamp, PReLU) on every
-  /// micro-kernel height and on widths that end at, inside and past whole panels and panel
+  /// micro-kernel height and instruction set, and on widths that end at, inside and past whole panels and panel
   /// pairs, against a scalar loop in the reference order: bit for bit.
   @Test(arguments: [8, 13, 16, 24, 29, 32, 40, 48])
   func finishesMatchAScalarLoop(_ n: Int) {
@@ -95,16 +98,19 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
               expected[i * n + j] = prelu && x < 0 ? x * slopes[j] : x
             }
           }
-          for tileRows in [1, 2, 4, 8] {
-            let gemm = PackedGEMM(
-              b: b, n: n, k: k, ldb: k, bias: bias, clamp: clamp, slopes: prelu ? slopes : nil, tileRows: tileRows)
-            var c = [Float](repeating: .nan, count: m * n)
-            residual.withUnsafeBufferPointer { r in
-              let extra = residualChannels.map { PackedGEMM.Residual(r.baseAddress!, channels: $0) }
-              gemm.multiply(m: m, a: a, lda: k, c: &c, ldc: n, residual: extra)
+          for instructionSet in InstructionSet.runnable {
+            for tileRows in [1, 2, 4, 8] {
+              let gemm = PackedGEMM(
+                b: b, n: n, k: k, ldb: k, bias: bias, clamp: clamp, slopes: prelu ? slopes : nil, tileRows: tileRows,
+                instructionSet: instructionSet)
+              var c = [Float](repeating: .nan, count: m * n)
+              residual.withUnsafeBufferPointer { r in
+                let extra = residualChannels.map { PackedGEMM.Residual(r.baseAddress!, channels: $0) }
+                gemm.multiply(m: m, a: a, lda: k, c: &c, ldc: n, residual: extra)
+              }
+              let label = "m\(m) n\(n) residual \(residualChannels.map(String.init) ?? "none") \(clamp) prelu \(prelu) \(instructionSet) \(tileRows)-row"
+              expectClose(c, expected, .exact, label, shape: [m, n])
             }
-            let label = "m\(m) n\(n) residual \(residualChannels.map(String.init) ?? "none") \(clamp) prelu \(prelu) \(tileRows)-row"
-            expectClose(c, expected, .exact, label, shape: [m, n])
           }
         }
       }

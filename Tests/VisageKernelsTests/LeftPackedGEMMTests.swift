@@ -2,8 +2,8 @@ import Testing
 import VisageKernels
 import VisageTestSupport
 
-/// `LeftPackedGEMM` against its naive twin, bit for bit: both sum in k order and finish
-/// with bias, residual and clamp in the same order.
+/// `LeftPackedGEMM` against its naive twin, bit for bit at every instruction set this CPU
+/// runs: both sum in k order and finish with bias, residual and clamp in the same order.
 @Suite struct LeftPackedGEMMTests {
   /// Rows that fill whole panels, end in a short panel of one to seven rows (the one-row
   /// path below four, the padded eight-row tile from four), widths of one to eight vectors
@@ -19,19 +19,23 @@ import VisageTestSupport
       let residual = random.floats(m * ldc)
       for (clamp, withBias, withResidual) in [(Clamp.none, true, true), (.relu, false, false), (.relu6, true, false)] {
         var expected = [Float](repeating: -7, count: m * ldc)
-        var actual = expected
+        let actual = expected
         bias.withUnsafeBufferPointer { b in
           residual.withUnsafeBufferPointer { r in
             let (biasPointer, extra) = (withBias ? b.baseAddress : nil, withResidual ? r.baseAddress : nil)
             LeftPackedGEMM.reference(
               m: m, n: n, k: k, a: a, lda: k + 3, x: x, ldx: ldx, bias: biasPointer, clamp: clamp,
               residual: extra, c: &expected, ldc: ldc)
-            LeftPackedGEMM(a: a, m: m, k: k, lda: k + 3, bias: biasPointer, clamp: clamp)
-              .multiply(n: n, x: x, ldx: ldx, c: &actual, ldc: ldc, residual: extra)
+            for instructionSet in InstructionSet.runnable {
+              var actual = actual
+              LeftPackedGEMM(a: a, m: m, k: k, lda: k + 3, bias: biasPointer, clamp: clamp, instructionSet: instructionSet)
+                .multiply(n: n, x: x, ldx: ldx, c: &actual, ldc: ldc, residual: extra)
+              // The slack columns past n hold the sentinel in both, so this also checks them.
+              let label = "m\(m) k\(k) n\(n) \(clamp) bias \(withBias) residual \(withResidual) \(instructionSet)"
+              expectClose(actual, expected, .exact, label, shape: [m, ldc])
+            }
           }
         }
-        // The slack columns past n hold the sentinel in both, so this also checks them.
-        expectClose(actual, expected, .exact, "m\(m) k\(k) n\(n) \(clamp) bias \(withBias) residual \(withResidual)", shape: [m, ldc])
       }
     }
   }

@@ -78,4 +78,23 @@ typedef struct {
   float upper;
 } VisageDepthwise3x3;
 
+/// One fixed-point warp of an 8-bit RGB image into floats (see FixedPointWarp.swift).
+typedef struct {
+  /// width × height × 3 bytes, rows packed.
+  const unsigned char *_Nonnull pixels;
+  long width;
+  long height;
+  long outputWidth;
+  long outputHeight;
+  /// OpenCV's destination block width: each block's start anchors the map's arithmetic.
+  long blockWidth;
+  /// The inverse perspective map, row-major: output (u, v) to source (x, y, w).
+  double map[9];
+  /// 1: taps outside the image take the nearest edge pixel; 0: they are black.
+  int replicateBorder;
+  /// Level l (0...255) becomes l · scale + offset.
+  float scale;
+  float offset;
+} VisageFixedPointWarp;
+
 #endif
