@@ -36,6 +36,7 @@ items in one call). Each MediaPipe task is created and warmed up once and then t
 
     swift build -c release --product visage
     python3 Benchmarks/compare.py --threads 1 --threads 2
+    VISAGE_MAX_ISA=avx2 python3 Benchmarks/compare.py      # Visage capped at AVX2 (or baseline)
     python3 Benchmarks/compare.py --only detector_image
     python3 Benchmarks/compare.py --only landmarker_image --only landmarker_video
 
@@ -282,6 +283,9 @@ def main():
     pipelines = [n for n in names if n in PIPELINES]
     if not os.path.exists(a.visage):
         sys.exit(f"{a.visage} not found: run `swift build -c release --product visage` first")
+    # The micro-kernel level `visage bench` runs (the CPU's best, or VISAGE_MAX_ISA's cap,
+    # which the subprocesses inherit), printed with the tables so a figure says what it timed.
+    instruction_set = visage(a.visage, "face_blendshapes", 1, 1, 0).get("instructionSet", "unknown")
     rows = []
     for threads in a.threads or [1]:
         for name in models:
@@ -303,8 +307,9 @@ def main():
                 item.close()
     if a.output == "json":
         for r in rows + pipeline_rows:
-            print(json.dumps(r))
+            print(json.dumps({**r, "instructionSet": instruction_set}))
         return
+    print(f"Visage instruction set: {instruction_set}")
     if rows:
         print(f"{'model':28} {'thr':>3} {'visage med':>11} {'litert med':>11} {'visage min':>11} {'litert min':>11} {'ratio':>6} {'rounds':>11}")
     for r in rows:
