@@ -153,11 +153,9 @@ public enum DepthwiseConvolution {
   }
 
   @inline(__always)
-  static func activate<V: FloatVector>(
-    _ acc: V, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int
-  ) -> V {
-    let clamped = V.minimum(V.maximum(acc, V(repeating: clamp.lowerBound)), V(repeating: clamp.upperBound))
+  static func activate(_ acc: Vector, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int) -> Vector {
+    let clamped = clamp(acc)
     guard let slopes else { return clamped }
-    return V.prelu(clamped, slopes.load(V.self, at: c))
+    return clamped.replacing(with: clamped * slopes.vector(at: c), where: clamped .< 0)
   }
 }

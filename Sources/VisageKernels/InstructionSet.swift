@@ -83,6 +83,9 @@ struct MicroKernels: Sendable {
   let leftPackedGEMM: LeftPackedGEMM
   let depthwise3x3Row: Depthwise3x3Row
   let fixedPointWarp: FixedPointWarp
+  let maxPool2x2Row: @Sendable (
+    UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>, Int, Int, Float, Float
+  ) -> Void
 
   /// The active instruction set's, for kernels that have no plan object to keep them in.
   static let active = of(.active)
@@ -99,16 +102,19 @@ struct MicroKernels: Sendable {
 
   private static let baseline = MicroKernels(
     packedGEMM: VisageMicroKernels.packedGEMM, leftPackedGEMM: VisageMicroKernels.leftPackedGEMM,
-    depthwise3x3Row: VisageMicroKernels.depthwise3x3Row, fixedPointWarp: VisageMicroKernels.fixedPointWarp)
+    depthwise3x3Row: VisageMicroKernels.depthwise3x3Row, fixedPointWarp: VisageMicroKernels.fixedPointWarp,
+    maxPool2x2Row: VisageMicroKernels.maxPool2x2Row)
   #if canImport(VisageMicroKernelsAVX2)
     private static let avx2 = MicroKernels(
       packedGEMM: VisageMicroKernelsAVX2.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX2.leftPackedGEMM,
-      depthwise3x3Row: VisageMicroKernelsAVX2.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX2.fixedPointWarp)
+      depthwise3x3Row: VisageMicroKernelsAVX2.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX2.fixedPointWarp,
+      maxPool2x2Row: VisageMicroKernelsAVX2.maxPool2x2Row)
   #endif
   #if canImport(VisageMicroKernelsAVX512)
     private static let avx512 = MicroKernels(
       packedGEMM: VisageMicroKernelsAVX512.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX512.leftPackedGEMM,
-      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX512.fixedPointWarp)
+      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX512.fixedPointWarp,
+      maxPool2x2Row: VisageMicroKernelsAVX512.maxPool2x2Row)
   #endif
 }
 

@@ -24,10 +24,10 @@ public enum Pooling {
       for outX in 0..<g.output.width {
         if rowKernel && rowInside && outX == firstInside {
           let originX = firstInside * g.strideWidth - g.padLeft
-          max2x2Row(
+          MicroKernels.active.maxPool2x2Row(
             input + g.input.offset(b, originY, originX, 0), g.input.width * channels,
             g.strideWidth * channels, output + g.output.offset(b, outY, outX, 0),
-            count: endInside - firstInside, channels, clamp)
+            endInside - firstInside, channels, clamp.lowerBound, clamp.upperBound)
         }
         if rowKernel && rowInside && outX >= firstInside && outX < endInside { continue }
         let originX = outX * g.strideWidth - g.padLeft
@@ -57,50 +57,6 @@ public enum Pooling {
           c += 1
         }
       }
-    }
-  }
-
-  /// `count` neighbouring 2×2 windows inside the input, `step` values apart, whose rows are
-  /// `rowStride` apart. Channels go 16 at a time, then a last block of 16 or 8 shifted back
-  /// to end at the last channel; each maximum starts from the reference's initial value.
-  private static func max2x2Row(
-    _ input: UnsafePointer<Float>, _ rowStride: Int, _ step: Int,
-    _ output: UnsafeMutablePointer<Float>, count: Int, _ channels: Int, _ clamp: Clamp
-  ) {
-    var c = 0
-    while c < channels {
-      if channels - c >= 16 {
-        max2x2Block(SIMD16<Float>.self, c, input, rowStride, step, output, count, channels, clamp)
-        c += 16
-      } else if channels >= 16 && channels - c > 8 {
-        max2x2Block(SIMD16<Float>.self, channels - 16, input, rowStride, step, output, count, channels, clamp)
-        c = channels
-      } else {
-        max2x2Block(SIMD8<Float>.self, min(c, channels - 8), input, rowStride, step, output, count, channels, clamp)
-        c += 8
-      }
-    }
-  }
-
-  @inline(__always)
-  private static func max2x2Block<V: FloatVector>(
-    _: V.Type, _ c: Int, _ input: UnsafePointer<Float>, _ rowStride: Int, _ step: Int,
-    _ output: UnsafeMutablePointer<Float>, _ count: Int, _ channels: Int, _ clamp: Clamp
-  ) {
-    var x = input + c
-    var out = output + c
-    let start = V(repeating: -.greatestFiniteMagnitude)
-    // The clamp spelled out on V: the generic `Clamp` call stayed a call per pixel.
-    let lower = V(repeating: clamp.lowerBound)
-    let upper = V(repeating: clamp.upperBound)
-    for _ in 0..<count {
-      var maximum = V.maximum(start, x.load(V.self, at: 0))
-      maximum = V.maximum(maximum, x.load(V.self, at: channels))
-      maximum = V.maximum(maximum, x.load(V.self, at: rowStride))
-      maximum = V.maximum(maximum, x.load(V.self, at: rowStride + channels))
-      out.store(V.minimum(V.maximum(maximum, lower), upper), at: 0)
-      x += step
-      out += channels
     }
   }
 }
