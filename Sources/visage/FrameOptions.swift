@@ -9,6 +9,9 @@ struct FrameOptions: ParsableArguments {
   @Option(help: "Read image paths one per line from this file, or - for standard input.")
   var pathsFrom: String?
 
+  @Option(help: ArgumentHelp("files (image paths, or one YUV4MPEG2 stream) or jsonl (encoded images as JSON Lines from one file or -, each {\"source\": name, \"data\": base64 PNG or JPEG}).", valueName: "format"))
+  var inputFormat: InputFormat = .files
+
   @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
   var fps: Double?
 
@@ -28,7 +31,7 @@ struct FrameOptions: ParsableArguments {
 
   /// The inputs, and the reporter that writes one line per input.
   func open() throws -> (InputFrames, Reporter) {
-    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
+    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps, format: inputFormat)
     return (frames, Reporter(format: output ?? .automatic, total: frames.count))
   }
 }

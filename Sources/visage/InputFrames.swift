@@ -12,18 +12,22 @@ struct Frame {
 }
 
 /// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
-/// one per line (`--paths-from FILE`, `-` for standard input), or the frames of one
-/// YUV4MPEG2 stream (a single `.y4m` argument, or `-` for standard input). Frames are
-/// decoded one at a time, so a long stream or path list never sits in memory.
+/// one per line (`--paths-from FILE`, `-` for standard input), the frames of one YUV4MPEG2
+/// stream (a single `.y4m` argument, or `-` for standard input), or encoded images in JSON
+/// Lines (`--input-format jsonl`, see `ImageRecords`). Frames are decoded one at a time, so a
+/// long stream or path list never sits in memory.
 final class InputFrames {
   private enum Source {
     case paths([String])
     case lines(() -> String?)
     case stream(Result<Y4MReader, any Error>, name: String)
+    case records(LineReader, name: String)
   }
 
   private let source: Source
   private var nextIndex = 0
+  /// The next line of a record file, counting blank lines.
+  private var nextLine = 0
   /// Frames per second for video and live-stream timestamps.
   let fps: Double
   /// How many inputs there are, when that is known before reading them.
@@ -31,8 +35,14 @@ final class InputFrames {
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
   /// for YUV4MPEG2 input and to 30 otherwise.
-  init(arguments: [String], pathsFrom: String?, fps: Double?) throws {
-    if let pathsFrom {
+  init(arguments: [String], pathsFrom: String?, fps: Double?, format: InputFormat = .files) throws {
+    if format == .jsonl {
+      guard pathsFrom == nil, arguments.count == 1 else {
+        throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
+      }
+      source = .records(try LineReader(path: arguments[0]), name: arguments[0] == "-" ? "stdin" : arguments[0])
+      count = nil
+    } else if let pathsFrom {
       guard arguments.isEmpty else { throw ValidationError("give image paths either as arguments or with --paths-from, not both") }
       source = .lines(try Self.lineReader(pathsFrom))
       count = nil
@@ -76,6 +86,17 @@ final class InputFrames {
         if path.isEmpty { continue }
         nextIndex += 1
         return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
+      }
+      return nil
+    case .records(let reader, let name):
+      while let line = reader.next() {
+        // Records are numbered by line, blank lines included, so a message points at its line.
+        let lineIndex = nextLine
+        nextLine += 1
+        if line.allSatisfy(\.isWhitespace) { continue }
+        nextIndex += 1
+        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)")
+        return Frame(index: index, source: record.source, image: record.image)
       }
       return nil
     case .stream(let reader, let stream):
