@@ -22,8 +22,7 @@ Cases:
 Each case records MediaPipe 1.2.2's short-range FaceDetector result (score, pixel box,
 keypoints) and the top score of the full-range model (face_detection_full_range.tflite on
 LiteRT, fed by this script's emulation of MediaPipe's preprocessing, which must reproduce
-MediaPipe's short-range scores bit for bit on every case except some at -270 degrees, which it
-marks "residual"; anywhere else the script stops). Every other
+MediaPipe's short-range scores bit for bit on every case or the script stops). Every other
 random case also records MediaPipe's FaceLandmarker in image mode (num_faces 3, blendshapes
 and matrices): landmarks as flat [x, y, z, ...], 52 blendshape scores in model order, and the
 4x4 matrix row-major.
@@ -131,8 +130,8 @@ def box_points(cx, cy, w, h, rot):
     b, a = F(math.cos(radians)) * F(0.5), F(math.sin(radians)) * F(0.5)
     p0 = (cx - a * h - b * w, cy + b * h - a * w)
     p1 = (cx + a * h - b * w, cy - b * h - a * w)
-    p2 = (F(2) * cx - p0[0], F(2) * cy - p0[1])
-    p3 = (F(2) * cx - p1[0], F(2) * cy - p1[1])
+    p2 = (cx + a * h + b * w, cy - b * h + a * w)
+    p3 = (cx - a * h + b * w, cy + b * h + a * w)
     return np.array([p0, p1, p2, p3], np.float32)
 
 
@@ -252,15 +251,11 @@ def main():
             "keypoints": [v for k in d.keypoints for v in (f32(k.x), f32(k.y))],
         } for d in found]
         # The emulation must give MediaPipe's own top score exactly before it stands in for
-        # MediaPipe on the full-range model. It does on every case but some at -270 degrees
-        # (see RESIDUAL in the README's parity section); those are marked, and no other
-        # rotation may differ.
+        # MediaPipe on the full-range model.
         if found:
             best = F(max(d.categories[0].score for d in found))
             emulated = short_top(rgb, c["rotationDegrees"])
-            if emulated != best:
-                assert c["rotationDegrees"] == -270, (c["name"], float(emulated), float(best))
-                c["residual"] = True
+            assert emulated == best, (c["name"], float(emulated), float(best))
         full = full_top(rgb, c["rotationDegrees"])
         c["fullRangeTopScore"] = f32(full)
         if c.pop("landmarker", False):

@@ -29,9 +29,6 @@ enum SweepFixtures {
     var fullRangeTopScore: Float
     /// MediaPipe's FaceLandmarker (image mode, 3 faces), for every other random case.
     var faces: [Face]?
-    /// A case where MediaPipe's detector input is not reproduced bit for bit: some images
-    /// at rotation −270 (the script marks them; see the README's parity section).
-    var residual: Bool
     var description: String { "\(name) (\(photo) \(width)x\(height), rotation \(rotationDegrees))" }
 
     /// The case's pixels, rebuilt as the script built them and checked against its CRC-32.
@@ -71,7 +68,7 @@ enum SweepFixtures {
       fullRangeTopScore: (c["fullRangeTopScore"] as! NSNumber).floatValue,
       faces: (c["faces"] as? [[String: Any]])?.map {
         Face(landmarks: floats($0["landmarks"]), blendshapes: floats($0["blendshapes"]), matrix: floats($0["matrix"]))
-      }, residual: c["residual"] as? Bool ?? false)
+      })
   }
 
   static let landmarkerCases = cases.filter { $0.faces != nil }

@@ -21,12 +21,7 @@ import VisageTestSupport
 ///   keypoints (within 3.6e-7 of MediaPipe's: our kernels are TFLite's reference arithmetic,
 ///   MediaPipe's are XNNPACK's) move the crop enough to move a blendshape by up to 1.8e-3.
 ///
-/// The residual: on some images at rotation −270 (`.right`) MediaPipe's detector input is not
-/// reproduced bit for bit (the fixture marks them, 7 of 465). There the detector is held to
-/// the same faces, box edges within 1 px, score within 3e-3 and keypoints within 6e-3 (the
-/// worst seen is 2.6e-3 and 5.2e-3); MediaPipe's landmarker finds no face in those images.
-///
-/// The worst differences of both groups are printed for the README
+/// The worst differences are printed for the README
 /// (`swift test -c release --filter SweepParityTests`).
 @Suite struct SweepParityTests {
   /// The largest differences seen over a group of cases.
@@ -55,12 +50,11 @@ import VisageTestSupport
   @Test func detectorsMatchMediaPipe() throws {
     let short = try FaceDetector(modelPath: BundledModel.taskBundlePath)
     let full = try FaceDetector(modelPath: Fixtures.weightsPath("face_detection_full_range.tflite"))
-    var exact = Worst(), residual = Worst(), fullRange: Float = 0
+    var worst = Worst(), fullRange: Float = 0
     for fixture in SweepFixtures.cases {
       let image = try fixture.image()
       let found = try short.detect(image: image).detections
       #expect(found.count == fixture.detections.count, "\(fixture): \(found.count) faces, MediaPipe \(fixture.detections.count)")
-      let (edgeBar, scoreBar, keypointBar): (Int, Float, Float) = fixture.residual ? (1, 3e-3, 6e-3) : (0, 1e-6, 1e-6)
       for (ours, theirs) in zip(found, fixture.detections) {
         let b = ours.boundingBox
         let box = [Int(b.minX), Int(b.minY), Int(b.width), Int(b.height)]
@@ -69,12 +63,10 @@ import VisageTestSupport
         let keypoints = (ours.keypoints ?? []).flatMap { [Float($0.location.x), Float($0.location.y)] }
         let keypoint = zip(keypoints, theirs.keypoints).map { abs($0 - $1) }.max() ?? .infinity
         #expect(
-          edge <= edgeBar && score <= scoreBar && keypoint <= keypointBar,
+          edge == 0 && score <= 1e-6 && keypoint <= 1e-6,
           "\(fixture): box \(box) vs \(theirs.box), score off by \(score), keypoints by \(keypoint)")
-        func note(_ w: inout Worst) {
-          (w.edge, w.score, w.keypoint, w.faces) = (max(w.edge, edge), max(w.score, score), max(w.keypoint, keypoint), w.faces + 1)
-        }
-        if fixture.residual { note(&residual) } else { note(&exact) }
+        (worst.edge, worst.score, worst.keypoint) = (max(worst.edge, edge), max(worst.score, score), max(worst.keypoint, keypoint))
+        worst.faces += 1
       }
       let top = try full.detect(image: image).detections.map { $0.categories[0].score }.max()
       if fixture.fullRangeTopScore >= 0.5 {
@@ -85,9 +77,7 @@ import VisageTestSupport
         #expect(top == nil, "\(fixture): full range found a face the reference scores \(fixture.fullRangeTopScore)")
       }
     }
-    let residualCases = SweepFixtures.cases.filter(\.residual).count
-    print("sweep, short-range detector: \(SweepFixtures.cases.count - residualCases) images: \(exact)")
-    print("sweep, short-range detector, residual: \(residualCases) images: \(residual)")
+    print("sweep, short-range detector: \(SweepFixtures.cases.count) images: \(worst)")
     print("sweep, full-range detector: \(SweepFixtures.cases.count) images, max top-score gap \(fullRange)")
   }
 
@@ -97,7 +87,7 @@ import VisageTestSupport
     options.outputFaceBlendshapes = true
     options.outputFacialTransformationMatrixes = true
     let landmarker = try FaceLandmarker(options: options)
-    var worst = [false: LandmarkGaps(), true: LandmarkGaps()]
+    var worst = LandmarkGaps()
     var overOneThousandth = 0
     for fixture in SweepFixtures.landmarkerCases {
       let result = try landmarker.detect(image: fixture.image())
@@ -111,13 +101,12 @@ import VisageTestSupport
         #expect(
           gaps.mean <= 2e-5 && gaps.max <= 1e-4 && gaps.blendshape <= 2e-3 && gaps.rotation <= 2e-4
             && gaps.translation <= 0.01, "\(fixture) face \(i): \(gaps)")
-        worst[fixture.residual]!.merge(gaps)
+        worst.merge(gaps)
         overOneThousandth += gaps.blendshape > 1e-3 ? 1 : 0
       }
     }
-    print("sweep, landmarker: \(SweepFixtures.landmarkerCases.filter { !$0.residual }.count) images: \(worst[false]!)")
+    print("sweep, landmarker: \(SweepFixtures.landmarkerCases.count) images: \(worst)")
     print("sweep, landmarker: \(overOneThousandth) faces with a blendshape more than 1e-3 off")
-    print("sweep, landmarker, residual: \(SweepFixtures.landmarkerCases.filter(\.residual).count) images: \(worst[true]!)")
   }
 }
 
