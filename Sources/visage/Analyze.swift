@@ -82,7 +82,7 @@ struct Analyze: ParsableCommand {
       canvas.draw(faces)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    let fields = frameFields(frame, image, timestampMs: runningMode == .video ? frames.timestamp(frame.index) : nil)
+    let fields = frameFields(frame, image, timestampMs: runningMode == .video ? try frames.timestamp(frame.index) : nil)
       + [("faces", .array(faces.map(JSON.face)))]
     reporter.emit(
       .object(fields),

@@ -9,7 +9,7 @@ struct FrameOptions: ParsableArguments {
   @Option(help: "Read image paths one per line from this file, or - for standard input.")
   var pathsFrom: String?
 
-  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
+  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30).")
   var fps: Double?
 
   @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
@@ -22,7 +22,7 @@ struct FrameOptions: ParsableArguments {
   var annotate: String?
 
   func validate() throws {
-    if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be positive") }
+    if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
     guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
   }
 

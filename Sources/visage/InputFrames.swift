@@ -18,6 +18,7 @@ struct Frame {
 final class InputFrames {
   private enum Source {
     case paths([String])
+    /// The next path of a list, trimmed, blank lines skipped.
     case lines(() -> String?)
     case stream(Result<Y4MReader, any Error>, name: String)
   }
@@ -34,21 +35,31 @@ final class InputFrames {
   init(arguments: [String], pathsFrom: String?, fps: Double?) throws {
     if let pathsFrom {
       guard arguments.isEmpty else { throw ValidationError("give image paths either as arguments or with --paths-from, not both") }
-      source = .lines(try Self.lineReader(pathsFrom))
+      let paths = try Self.pathReader(pathsFrom)
+      // An empty list is no input, a usage error as when no path is given at all; so the
+      // first path is read ahead, before anything is reported.
+      guard let first = paths() else { throw ValidationError("no input: the path list '\(pathsFrom)' holds no path") }
+      var ahead: String? = first
+      source = .lines { if let path = ahead { ahead = nil; return path } else { return paths() } }
       count = nil
     } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
-      // A stream that cannot be opened is a failed input (reported, exit status 1), not a
-      // usage error.
-      let reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
+      // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
+      // input (reported, exit status 1), not a usage error.
+      var reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
+      let streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
+      if let streamRate, let problem = FrameRate.problem(streamRate) {
+        reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it"))
+      }
       source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0])
       count = nil
-      self.fps = fps ?? (try? reader.get())?.frameRate ?? 30
+      self.fps = fps ?? streamRate ?? 30
       return
     } else {
       guard !arguments.isEmpty else { throw ValidationError("no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from") }
       if arguments.contains(where: { $0 == "-" || $0.lowercased().hasSuffix(".y4m") }) {
         throw ValidationError("a YUV4MPEG2 stream (.y4m or -) must be the only input")
       }
+      if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) { throw ValidationError("--fps: \(problem)") }
       source = .paths(arguments)
       count = arguments.count
     }
@@ -59,7 +70,10 @@ final class InputFrames {
   var isStream: Bool { if case .stream = source { true } else { false } }
 
   /// The timestamp of frame `index`: round(index · 1000 / fps) ms.
-  func timestamp(_ index: Int) -> Int { Int((Double(index) * 1000 / fps).rounded()) }
+  ///
+  /// - Throws: `CLIError` past the range the tasks accept (only a long stream at a
+  ///   very low rate gets there; see `FrameRate`).
+  func timestamp(_ index: Int) throws(CLIError) -> Int { try FrameRate.timestamp(index, fps: fps) }
 
   /// The next input, decoded, or `nil` after the last. A stream that breaks yields one
   /// failed frame and then ends, since nothing after the break can be read.
@@ -70,14 +84,10 @@ final class InputFrames {
       guard index < paths.count else { return nil }
       nextIndex += 1
       return Frame(index: index, source: paths[index], image: Result { try VisionImage(contentsOfFile: paths[index]) })
-    case .lines(let readLine):
-      while let line = readLine() {
-        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if path.isEmpty { continue }
-        nextIndex += 1
-        return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
-      }
-      return nil
+    case .lines(let nextPath):
+      guard let path = nextPath() else { return nil }
+      nextIndex += 1
+      return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
     case .stream(let reader, let stream):
       // Frames of a stream are reported as `clip.y4m#12` (`stdin#12`).
       let name = "\(stream)#\(index)"
@@ -101,24 +111,26 @@ final class InputFrames {
     return path + "/" + String(format: "%04d-", frame.index) + base + ".png"
   }
 
-  /// Reads lines from standard input (`-`) or from a file read whole.
-  private static func lineReader(_ path: String) throws -> () -> String? {
-    if path == "-" { return { Swift.readLine() } }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw ValidationError("cannot read the path list '\(path)'")
+  /// Reads paths one per line from standard input (`-`) or from a file read whole,
+  /// trimmed, skipping blank lines.
+  private static func pathReader(_ path: String) throws -> () -> String? {
+    let readLine: () -> String?
+    if path == "-" {
+      readLine = { Swift.readLine() }
+    } else {
+      guard let data = FileManager.default.contents(atPath: path) else {
+        throw ValidationError("cannot read the path list '\(path)'")
+      }
+      var lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).makeIterator()
+      readLine = { lines.next().map(String.init) }
     }
-    var lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).makeIterator()
-    return { lines.next().map(String.init) }
-  }
-}
-
-/// Writes an annotated copy of an input as PNG, making its folder if need be.
-func writeAnnotation(_ canvas: Canvas, to path: String) throws {
-  let png = try PNG.encode(canvas.image())
-  let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-  try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-  guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
-    throw ValidationError("cannot write the annotated image '\(path)'")
+    return {
+      while let line = readLine() {
+        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !path.isEmpty { return path }
+      }
+      return nil
+    }
   }
 }
 
@@ -142,7 +154,7 @@ final class Reporter {
   func emit(_ json: JSON, text: @autoclosure () -> String) {
     clearProgress()
     print(format == .json ? json.description : text())
-    fflush(nil)
+    StandardOutput.flush()
     step()
   }
 
@@ -153,7 +165,7 @@ final class Reporter {
     let message = "\(error)"
     FileHandle.standardError.write(Data("visage: \(source): \(message)\n".utf8))
     print(format == .json ? JSON.object([("source", .string(source)), ("error", .string(message))]).description : "\(source): error: \(message)")
-    fflush(nil)
+    StandardOutput.flush()
     step()
   }
 
