@@ -69,6 +69,20 @@ import VisageTestSupport
     #expect(try Data(contentsOf: URL(fileURLWithPath: existing)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
   }
 
+  /// An annotation that cannot be written whole (here past a 1 KiB file-size limit, with
+  /// SIGXFSZ ignored so that the write itself fails) is an error line and exit status 1,
+  /// and neither the target nor a partial file is left behind.
+  @Test func aFailedAnnotationWriteIsAnError() throws {
+    let folder = try Self.folder()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let target = folder + "/out.png"
+    let run = try CLI.shell("trap '' XFSZ; ulimit -f 1; exec \"$VISAGE\" detect --output json --annotate \(target) \(Self.astronaut)")
+    #expect(run.status == 1, "\(run.stderr)")
+    let error = try #require(try run.jsonLines().first?["error"] as? String)
+    #expect(error.contains("cannot write the annotated image '\(target)': File too large"), "\(error)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+  }
+
   /// Whether `path` itself is a FIFO.
   func isFIFO(_ path: String) -> Bool {
     var status = stat()
