@@ -55,7 +55,7 @@ struct Analyze: ParsableCommand {
   }
 
   func run() throws {
-    let (frames, reporter) = try io.open()
+    let (frames, reporter) = try io.open(timestamped: runningMode == .video)
     var options = FaceAnalyzerOptions(
       baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,

@@ -26,9 +26,10 @@ struct FrameOptions: ParsableArguments {
     guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
   }
 
-  /// The inputs, and the reporter that writes one line per input.
-  func open() throws -> (InputFrames, Reporter) {
-    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
+  /// The inputs, and the reporter that writes one line per input. `timestamped`: whether
+  /// the frames get timestamps (video and live-stream mode), and so need a usable rate.
+  func open(timestamped: Bool) throws -> (InputFrames, Reporter) {
+    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped)
     return (frames, Reporter(format: output ?? .automatic, total: frames.count))
   }
 }

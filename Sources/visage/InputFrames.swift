@@ -31,8 +31,9 @@ final class InputFrames {
   let count: Int?
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
-  /// for YUV4MPEG2 input and to 30 otherwise.
-  init(arguments: [String], pathsFrom: String?, fps: Double?) throws {
+  /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the
+  /// frames are `timestamped`, since still images do not need one.
+  init(arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool) throws {
     if let pathsFrom {
       guard arguments.isEmpty else { throw ValidationError("give image paths either as arguments or with --paths-from, not both") }
       let paths = try Self.pathReader(pathsFrom)
@@ -46,9 +47,10 @@ final class InputFrames {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
       var reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
-      let streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
-      if let streamRate, let problem = FrameRate.problem(streamRate) {
-        reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it"))
+      var streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
+      if let rate = streamRate, let problem = FrameRate.problem(rate) {
+        if timestamped { reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it")) }
+        streamRate = nil
       }
       source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0])
       count = nil

@@ -52,6 +52,13 @@ import VisageTestSupport
     }
   }
 
+  /// Still images need no rate: in image mode a stream's unusable rate does not matter.
+  @Test func imageModeIgnoresTheStreamsRate() throws {
+    let run = try CLI.run(["detect", "--output", "json", "-"], stdin: Self.grayStream(rate: "2000:1"))
+    let lines = try run.jsonLines()
+    #expect(run.status == 0 && lines.count == 2, "\(run.stderr)")
+  }
+
   /// `--fps` overrides the stream's own rate, a bad one included.
   @Test func fpsOverridesTheStreamsRate() throws {
     let run = try CLI.run(["detect", "--running-mode", "video", "--fps", "10", "--output", "json", "-"], stdin: Self.grayStream(rate: "1000000:1"))
