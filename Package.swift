@@ -81,6 +81,6 @@ let package = Package(
     // Runs the built `visage` executable the way scripts do: arguments, stdin, stdout,
     // stderr and exit status. Depending on the executable target makes `swift test` build it.
     .testTarget(
-      name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageTestSupport"]),
+      name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTestSupport"]),
   ]
 )
