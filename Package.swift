@@ -65,7 +65,7 @@ let package = Package(
     // MARK: Tests
 
     .target(
-      name: "VisageTestSupport", dependencies: ["VisageRuntime"], path: "Tests/VisageTestSupport"),
+      name: "VisageTestSupport", dependencies: ["VisageRuntime", "VisageTFLite"], path: "Tests/VisageTestSupport"),
     .testTarget(
       name: "VisageKernelsTests", dependencies: ["VisageKernels", "VisageTestSupport"]),
     .testTarget(

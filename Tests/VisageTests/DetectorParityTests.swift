@@ -7,8 +7,12 @@ import VisageTestSupport
 /// FaceDetector against MediaPipe 1.2.2's FaceDetector on the committed images: the same
 /// number of faces, identical box edges, scores and normalized keypoints within 1e-6 (the
 /// sweep in `SweepParityTests` holds the same bars on hundreds of sizes).
-@Suite(.enabled(if: !DetectorFixtures.cases.isEmpty, "Tests/Fixtures/detector has not been generated"))
-struct DetectorParityTests {
+@Suite struct DetectorParityTests {
+  /// The fixture is committed; a missing one fails here rather than skipping the suite.
+  @Test func fixturesArePresent() {
+    #expect(!Self.imageCases.isEmpty, "Tests/Fixtures/detector/mediapipe.json is missing or empty")
+  }
+
   static let imageCases = DetectorFixtures.cases.filter { $0.runningMode == "IMAGE" }
 
   @Test(arguments: imageCases)
