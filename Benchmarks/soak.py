@@ -4,9 +4,9 @@
 
     python3 Benchmarks/soak.py [--frames 10000] [--visage .build/release/visage] [extra visage options]
 
-The stream loops over the 12 frames of Tests/Fixtures/landmarker/frames/pan (decoded with
-ImageMagick's `convert`, turned into 4:4:4 BT.601 limited-range YUV, the reader's default
-below 720 rows). Prints one line per sample and ends with
+The stream loops over Tests/Fixtures/images/astronaut.png shifted sideways by 0 to 8 pixels
+(read with `convert FILE.png ppm:-`, turned into 4:4:4 BT.601 limited-range YUV, the reader's
+default below 720 rows). Prints one line per sample and ends with
 
     soak: FRAMES frames, RESULTS results in SECONDS s = FPS frames/s; RSS start S kB, end E kB, max M kB
 
@@ -14,7 +14,6 @@ where "start" is the first sample, taken once the models are loaded and frames f
 non-zero if visage fails or gives fewer result lines than frames. Needs numpy.
 """
 import argparse
-import glob
 import os
 import subprocess
 import sys
@@ -27,20 +26,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def frames_as_yuv444():
-    paths = sorted(glob.glob(os.path.join(ROOT, "Tests", "Fixtures", "landmarker", "frames", "pan", "*.jpg")))
-    frames, size = [], None
-    for path in paths:
-        width, height = map(int, subprocess.check_output(["convert", path, "-format", "%w %h", "info:"]).split())
-        rgb = np.frombuffer(subprocess.check_output(["convert", path, "-depth", "8", "rgb:-"]), np.uint8)
-        rgb = rgb.reshape(height, width, 3).astype(np.float64)
-        if size not in (None, (width, height)):
-            sys.exit("soak: frames of the pan sequence differ in size")
-        size = (width, height)
-        r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    """The astronaut fixture as one 4:4:4 frame, and the same picture shifted a few pixels
+    sideways for the others, so the tracker follows a moving face."""
+    path = os.path.join(ROOT, "Tests", "Fixtures", "images", "astronaut.png")
+    ppm = subprocess.check_output(["convert", path, "ppm:-"])
+    magic, width, height, maxval, pixels = ppm.split(maxsplit=4)
+    if magic != b"P6" or maxval != b"255":
+        sys.exit("soak: expected an 8-bit binary PPM from convert")
+    width, height = int(width), int(height)
+    rgb = np.frombuffer(pixels[: width * height * 3], np.uint8).reshape(height, width, 3).astype(np.float64)
+    frames = []
+    for shift in (0, 2, 4, 6, 8, 6, 4, 2):
+        shifted = np.roll(rgb, shift, axis=1)
+        r, g, b = shifted[..., 0], shifted[..., 1], shifted[..., 2]
         luma = 0.299 * r + 0.587 * g + 0.114 * b
         planes = [16 + luma * 219 / 255, 128 + (b - luma) / 1.772 * 224 / 255, 128 + (r - luma) / 1.402 * 224 / 255]
         frames.append(b"FRAME\n" + b"".join(np.clip(np.rint(p), 0, 255).astype(np.uint8).tobytes() for p in planes))
-    return size, frames
+    return (width, height), frames
 
 
 def rss_kb(pid):
