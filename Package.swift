@@ -72,7 +72,8 @@ let package = Package(
       name: "VisageTFLiteTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
     .testTarget(
-      name: "VisageTests", dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageTestSupport"]),
+      name: "VisageTests",
+      dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
     .testTarget(
       name: "VisageImageIOTests", dependencies: ["VisageImageIO", "Visage", "VisageTestSupport"]),
     .testTarget(

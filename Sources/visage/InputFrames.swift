@@ -14,7 +14,7 @@ struct Frame {
 /// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
 /// one per line (`--paths-from FILE`, `-` for standard input), the frames of one YUV4MPEG2
 /// stream (a single `.y4m` argument, or `-` for standard input), or encoded images in JSON
-/// Lines (`--input-format jsonl`, see `ImageRecords`). Frames are decoded one at a time, so a
+/// Lines (`--input-format jsonl`, see `ImageRecords` in VisageImageIO). Frames are decoded one at a time, so a
 /// long stream or path list never sits in memory.
 final class InputFrames {
   private enum Source {
