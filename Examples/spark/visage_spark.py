@@ -59,7 +59,8 @@ def parse_arguments(argv=None):
     parser.add_argument("--format", choices=("parquet", "jsonl"), default="parquet")
     parser.add_argument("--visage", help="a visage binary to ship to the executors (default: visage on their PATH)")
     parser.add_argument("--weights", help="a Weights/ folder to ship to the executors")
-    parser.add_argument("--partitions", type=int, default=0, help="minimum partitions (default: Spark's)")
+    parser.add_argument("--partitions", type=int, default=0,
+                        help="minimum partitions (default: the cluster's default parallelism)")
     parser.add_argument("--master", help="Spark master when run without spark-submit, e.g. local[2]")
     arguments = parser.parse_args(argv)
     arguments.visage_arguments = visage_arguments
@@ -140,7 +141,12 @@ def main(argv=None):
         paths = [p.strip() for p in context.textFile(arguments.paths_from).collect() if p.strip()]
     else:
         paths = arguments.inputs
-    files = context.binaryFiles(",".join(paths), minPartitions=arguments.partitions or None)
+    wanted = arguments.partitions or context.defaultParallelism
+    files = context.binaryFiles(",".join(paths), minPartitions=wanted)
+    # binaryFiles packs small files into few splits (the minimum is only a hint): a few
+    # thousand photos can arrive as one partition, which leaves every executor but one idle.
+    if files.getNumPartitions() < wanted:
+        files = files.repartition(wanted)
 
     task, visage_arguments, ships_weights = arguments.task, arguments.visage_arguments, bool(arguments.weights)
 
