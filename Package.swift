@@ -87,14 +87,15 @@ let package = Package(
     // MARK: Tests
 
     .target(
-      name: "VisageTestSupport", dependencies: ["VisageRuntime"], path: "Tests/VisageTestSupport"),
+      name: "VisageTestSupport", dependencies: ["VisageRuntime", "VisageTFLite"], path: "Tests/VisageTestSupport"),
     .testTarget(
       name: "VisageKernelsTests", dependencies: ["VisageKernels", "VisageTestSupport"]),
     .testTarget(
       name: "VisageTFLiteTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
     .testTarget(
-      name: "VisageTests", dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageTestSupport"]),
+      name: "VisageTests",
+      dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
     .testTarget(
       name: "VisageImageIOTests", dependencies: ["VisageImageIO", "Visage", "VisageTestSupport"]),
     .testTarget(
@@ -103,7 +104,7 @@ let package = Package(
     // Runs the built `visage` executable the way scripts do: arguments, stdin, stdout,
     // stderr and exit status. Depending on the executable target makes `swift test` build it.
     .testTarget(
-      name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageTestSupport"]),
+      name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTestSupport"]),
   ]
 )
 

@@ -22,7 +22,7 @@ func callCodec(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> (status: 
 ///   - ok: the decoder's success status.
 ///   - failure: turns any other status and the codec's message into an error.
 func decodeInTwoPhases(
-  _ bytes: [UInt8], format: ImageFormat, with decoder: CDecoder, ok: Int32,
+  _ bytes: [UInt8], format: ImageFormat, limits: ImageLimits, with decoder: CDecoder, ok: Int32,
   failure: (Int32, String) -> ImageIOError
 ) throws -> VisionImage {
   try bytes.withUnsafeBufferPointer { data in
@@ -36,6 +36,9 @@ func decodeInTwoPhases(
     }
     guard width > 0, height > 0 else {
       throw ImageIOError.corrupt(format: format, message: "image size is \(width)x\(height)", path: nil)
+    }
+    guard limits.allows(width: Int(width), height: Int(height)) else {
+      throw ImageIOError.tooManyPixels(format: format, width: Int(width), height: Int(height), limit: limits.maximumPixels, path: nil)
     }
     let count = Int(width) * Int(height) * 3
     let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in

@@ -47,6 +47,9 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   /// The header claims a width or height above `VisionImage.maximumDimension`. Reported from
   /// the header alone, before any memory for pixels is allocated.
   case tooLarge(format: ImageFormat, width: Int, height: Int, path: String?)
+  /// The header claims more pixels, width × height, than `limit` (`ImageLimits.maximumPixels`).
+  /// Reported from the header alone, before any memory for pixels is allocated.
+  case tooManyPixels(format: ImageFormat, width: Int, height: Int, limit: Int, path: String?)
   /// The data ends before the image does.
   case truncated(format: ImageFormat, message: String, path: String?)
   /// The codec refused the data: a bad signature, checksum, header, compressed stream, ...
@@ -63,7 +66,7 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   public var path: String? {
     switch self {
     case .unreadableFile(let path, _): path
-    case .unknownFormat(let path, _), .tooLarge(_, _, _, let path), .truncated(_, _, let path),
+    case .unknownFormat(let path, _), .tooLarge(_, _, _, let path), .tooManyPixels(_, _, _, _, let path), .truncated(_, _, let path),
       .corrupt(_, _, let path), .unsupported(_, _, let path), .outOfMemory(_, let path):
       path
     case .encodingFailed: nil
@@ -88,6 +91,9 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
     case .tooLarge(let format, let width, let height, let path):
       return "\(Self.subject(format, path)) is \(width)x\(height) pixels, too large: each side "
         + "must be at most \(VisionImage.maximumDimension)"
+    case .tooManyPixels(let format, let width, let height, let limit, let path):
+      return "\(Self.subject(format, path)) is \(width)x\(height) pixels, too large: the limit is "
+        + "\(limit) pixels (ImageLimits.maximumPixels)"
     case .truncated(let format, let message, let path):
       return "\(Self.subject(format, path)) is truncated: \(message)"
     case .corrupt(let format, let message, let path):
@@ -128,6 +134,8 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
     case .unknownFormat(_, let bytes): .unknownFormat(path: path, leadingBytes: bytes)
     case .tooLarge(let format, let width, let height, _):
       .tooLarge(format: format, width: width, height: height, path: path)
+    case .tooManyPixels(let format, let width, let height, let limit, _):
+      .tooManyPixels(format: format, width: width, height: height, limit: limit, path: path)
     case .truncated(let format, let message, _):
       .truncated(format: format, message: message, path: path)
     case .corrupt(let format, let message, _): .corrupt(format: format, message: message, path: path)

@@ -25,10 +25,11 @@ public enum JPEG {
   ///
   /// - Returns: an 8-bit RGB image with orientation `.up`.
   /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
-  ///   `VisionImage.maximumDimension` (checked before allocating), `.truncated`, `.corrupt` with
+  ///   `VisionImage.maximumDimension` (checked before allocating),
+  ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt` with
   ///   libjpeg's message, `.unsupported` or `.outOfMemory`.
-  public static func decode(_ bytes: [UInt8]) throws -> VisionImage {
-    try decodeInTwoPhases(bytes, format: .jpeg, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
+  public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> VisionImage {
+    try decodeInTwoPhases(bytes, format: .jpeg, limits: limits, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
       status, message in
       switch Int(status) {
       case Int(VISAGE_JPEG_TRUNCATED): .truncated(format: .jpeg, message: message, path: nil)

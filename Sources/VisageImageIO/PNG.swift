@@ -24,10 +24,11 @@ public enum PNG {
   ///
   /// - Returns: an 8-bit RGB image with orientation `.up`.
   /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
-  ///   `VisionImage.maximumDimension` (checked before allocating), `.truncated`, `.corrupt`
+  ///   `VisionImage.maximumDimension` (checked before allocating),
+  ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt`
   ///   with libpng's message, or `.outOfMemory`.
-  public static func decode(_ bytes: [UInt8]) throws -> VisionImage {
-    try decodeInTwoPhases(bytes, format: .png, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
+  public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> VisionImage {
+    try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
       status, message in
       switch Int(status) {
       case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)

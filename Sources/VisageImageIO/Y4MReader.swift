@@ -55,34 +55,32 @@ public final class Y4MReader {
 
   /// The largest accepted side, the same bound images have.
   public static var maximumDimension: Int { VisionImage.maximumDimension }
-  /// The most pixels a frame may have (8K video has 33 M), so that a hostile header cannot
-  /// make the reader allocate gigabytes.
-  public static let maximumPixels = 1 << 26
-
-  /// Opens a `.y4m` file and reads its header.
-  public convenience init(contentsOfFile path: String) throws {
+  /// Opens a `.y4m` file and reads its header. Frames may have at most
+  /// `limits.maximumPixels` pixels, checked before the frame buffer is allocated.
+  public convenience init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
     guard let file = fopen(path, "rb") else {
       throw Y4MError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
     }
-    do { try self.init(file: file, ownsFile: true, source: "'\(path)'") } catch {
+    do { try self.init(file: file, ownsFile: true, source: "'\(path)'", limits: limits) } catch {
       fclose(file)
       throw error
     }
   }
 
-  /// Reads the stream on standard input (`-` on the command line).
-  public static func standardInput() throws -> Y4MReader {
+  /// Reads the stream on standard input (`-` on the command line), with frames of at most
+  /// `limits.maximumPixels` pixels.
+  public static func standardInput(limits: ImageLimits = .default) throws -> Y4MReader {
     guard let file = fdopen(STDIN_FILENO, "rb") else {
       throw Y4MError.unreadableFile(path: "-", reason: String(cString: strerror(errno)))
     }
-    return try Y4MReader(file: file, ownsFile: false, source: "on standard input")
+    return try Y4MReader(file: file, ownsFile: false, source: "on standard input", limits: limits)
   }
 
-  private init(file: UnsafeMutablePointer<FILE>, ownsFile: Bool, source: String) throws {
+  private init(file: UnsafeMutablePointer<FILE>, ownsFile: Bool, source: String, limits: ImageLimits) throws {
     self.file = file
     self.ownsFile = ownsFile
     self.source = source
-    guard let line = Self.readLine(file, limit: 4096) else {
+    guard let line = try Self.readLine(file, source: source, what: "the stream header") else {
       throw Y4MError.corrupt(source: source, message: "empty, or no header line")
     }
     let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -97,8 +95,13 @@ public final class Y4MReader {
       case "H": height = Int(value) ?? -1
       case "C": colorspace = String(value)
       case "F":
-        let parts = value.split(separator: ":")
-        if parts.count == 2, let n = Double(parts[0]), let d = Double(parts[1]), n > 0, d > 0 { rate = n / d }
+        // Two positive integers, as the format defines them; anything else (a float, inf,
+        // an overflowing number) is a damaged header, not a rate to guess at.
+        let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 else {
+          throw Y4MError.corrupt(source: source, message: "the frame rate must be two positive integers, F<num>:<den>; got '\(field)'")
+        }
+        rate = Double(n) / Double(d)
       case "X": if value == "COLORRANGE=FULL" { fullRange = true }
       default: break
       }
@@ -106,9 +109,10 @@ public final class Y4MReader {
     guard width > 0, height > 0 else {
       throw Y4MError.corrupt(source: source, message: "the header needs positive W and H, got '\(line)'")
     }
-    guard width <= Self.maximumDimension, height <= Self.maximumDimension, width * height <= Self.maximumPixels else {
+    guard width <= Self.maximumDimension, height <= Self.maximumDimension, limits.allows(width: width, height: height) else {
       throw Y4MError.unsupported(
-        source: source, message: "\(width)x\(height) frames are too large: at most \(Self.maximumDimension) a side and \(Self.maximumPixels) pixels")
+        source: source,
+        message: "\(width)x\(height) frames are too large: at most \(Self.maximumDimension) a side and \(limits.maximumPixels) pixels (ImageLimits.maximumPixels)")
     }
     guard let layout = Layout(colorspace: colorspace, width: width, height: height, fullRange: fullRange) else {
       throw Y4MError.unsupported(source: source, message: "colour space C\(colorspace)")
@@ -124,7 +128,7 @@ public final class Y4MReader {
 
   /// The next frame as an upright RGB image, or `nil` at the end of the stream.
   public func nextFrame() throws -> VisionImage? {
-    guard let line = Self.readLine(file, limit: 4096) else {
+    guard let line = try Self.readLine(file, source: source, what: "frame \(framesRead)'s FRAME line") else {
       if ferror(file) != 0 { throw Y4MError.truncated(source: source, frame: framesRead) }
       return nil
     }
@@ -140,14 +144,23 @@ public final class Y4MReader {
     return try VisionImage(width: width, height: height, rgb: rgb)
   }
 
-  /// One header line without its newline; `nil` at end of input. Longer lines than `limit`
-  /// are cut off there, which the callers reject as malformed.
-  private static func readLine(_ file: UnsafeMutablePointer<FILE>, limit: Int) -> String? {
+  /// The longest header or FRAME line accepted, newline excluded. Real ones are a few dozen
+  /// bytes; the bound keeps a stream without newlines from growing a line without end.
+  public static let maximumLineBytes = 4096
+
+  /// One header line without its newline; `nil` at end of input.
+  ///
+  /// - Throws: `Y4MError.corrupt` naming `what` for a line longer than `maximumLineBytes`.
+  ///   It is refused whole rather than cut, since the rest of it would be read as pixels.
+  private static func readLine(_ file: UnsafeMutablePointer<FILE>, source: String, what: String) throws(Y4MError) -> String? {
     var bytes: [UInt8] = []
     while true {
       let c = getc(file)
       if c == EOF { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-      if c == 0x0A || bytes.count >= limit { return String(decoding: bytes, as: UTF8.self) }
+      if c == 0x0A { return String(decoding: bytes, as: UTF8.self) }
+      guard bytes.count < maximumLineBytes else {
+        throw .corrupt(source: source, message: "\(what) is longer than \(maximumLineBytes) bytes")
+      }
       bytes.append(UInt8(c))
     }
   }

@@ -15,27 +15,23 @@ extension Tensor {
     var headerLength = Int(bytes[8]) | Int(bytes[9]) << 8
     if major > 1 { headerLength |= Int(bytes[10]) << 16 | Int(bytes[11]) << 24 }
     guard headerLength <= bytes.count - headerStart else { throw .invalidInput(".npy header is truncated") }
-    let header = String(decoding: bytes[headerStart..<(headerStart + headerLength)], as: UTF8.self)
-    let descr = Self.field("descr", in: header)
-    guard Self.field("fortran_order", in: header) == "False" else {
-      throw .invalidInput(".npy data in Fortran order is not supported")
-    }
-    guard let shapeText = Self.field("shape", in: header) else { throw .invalidInput(".npy header has no shape") }
-    var dims: [Int] = []
-    for part in shapeText.split(whereSeparator: { "(), ".contains($0) }) {
-      guard let d = Int(part), d >= 0 else { throw .invalidInput(".npy shape \(shapeText) is not a tuple of sizes") }
-      dims.append(d)
-    }
-    let shape = Shape(dims)
+    let header = try NPYHeader(bytes[headerStart..<(headerStart + headerLength)])
+    guard !header.fortranOrder else { throw .invalidInput(".npy data in Fortran order is not supported") }
+    let shape = Shape(header.shape)
     let width: Int
-    switch descr {
-    case "'<f4'": width = 4
-    case "'<f8'": width = 8
-    default: throw .invalidInput(".npy dtype \(descr ?? "?") is not supported; use little-endian float32 or float64")
+    switch header.descr {
+    case "<f4": width = 4
+    case "<f8": width = 8
+    default: throw .invalidInput(".npy dtype '\(header.descr)' is not supported; use little-endian float32 or float64")
+    }
+    // The interpreter's own bound on a tensor, checked before the values are allocated.
+    guard let count = shape.checkedCount, count <= Interpreter.maximumTensorCount else {
+      throw .invalidInput(".npy shape \(shape) holds more than the limit of \(Interpreter.maximumTensorCount) values (Interpreter.maximumTensorCount)")
     }
     let start = headerStart + headerLength
-    guard let count = shape.checkedCount, count <= (bytes.count - start) / width else {
-      throw .invalidInput(".npy data is shorter than its shape \(shape) needs")
+    // Exactly the data the shape needs: a shorter file is cut, a longer one is not what it says.
+    guard bytes.count - start == count * width else {
+      throw .invalidInput(".npy data is \(bytes.count - start) bytes; its shape \(shape) needs \(count * width)")
     }
     var values = [Float](repeating: 0, count: count)
     for i in 0..<count {
@@ -64,25 +60,5 @@ extension Tensor {
       bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
     }
     return bytes
-  }
-
-  /// The text after `'key':` in a .npy header dict, up to the next top-level comma.
-  private static func field(_ key: String, in header: String) -> String? {
-    guard let range = header.firstRange(of: "'\(key)':") else { return nil }
-    var depth = 0
-    var value = ""
-    for ch in header[range.upperBound...] {
-      if ch == "(" { depth += 1 }
-      if ch == ")" { depth -= 1 }
-      if (ch == "," && depth == 0) || ch == "}" { break }
-      value.append(ch)
-    }
-    return value.trimmingPrefixAndSuffixSpaces()
-  }
-}
-
-extension String {
-  fileprivate func trimmingPrefixAndSuffixSpaces() -> String {
-    String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
   }
 }

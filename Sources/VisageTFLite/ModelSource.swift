@@ -3,8 +3,21 @@ import Foundation
 /// Reads models from files: a `.tflite`, or one entry of a `.task` bundle written
 /// `bundle.task:entry.tflite`.
 public enum ModelSource {
-  /// The bytes of a whole file.
-  public static func bytes(ofFile path: String) throws(TFLiteError) -> [UInt8] {
+  /// The default largest file `bytes(ofFile:)` reads: 1 GiB. The bundled models are a few
+  /// megabytes, the largest TFLite face models tens; a model (or `.npy` input) past this is
+  /// far more likely a wrong path than a model, and reading it whole would take its size
+  /// in memory twice over.
+  public static let maximumFileBytes = 1 << 30
+
+  /// The bytes of a whole regular file of at most `limit` bytes.
+  ///
+  /// - Throws: `TFLiteError.fileTooLarge` for a larger file, from its size before reading it;
+  ///   `.unreadableFile` if it cannot be read or is not a regular file (a FIFO, say).
+  public static func bytes(ofFile path: String, limit: Int = maximumFileBytes) throws(TFLiteError) -> [UInt8] {
+    // stat follows symbolic links, as reading does.
+    var status = stat()
+    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw .unreadableFile(path: path) }
+    guard status.st_size <= limit else { throw .fileTooLarge(path: path, bytes: Int(status.st_size), limit: limit) }
     guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path: path) }
     return [UInt8](data)
   }

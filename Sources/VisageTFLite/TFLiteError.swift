@@ -15,6 +15,9 @@ public enum TFLiteError: Error, Hashable, Sendable, CustomStringConvertible {
   case missingEntry(name: String, available: [String])
   /// A file could not be read.
   case unreadableFile(path: String)
+  /// A file is larger than `limit` bytes (`ModelSource.maximumFileBytes` unless raised);
+  /// refused from its size alone, before it is read.
+  case fileTooLarge(path: String, bytes: Int, limit: Int)
   /// The model reads correctly but does not form a valid graph.
   case invalidGraph(RuntimeError)
 
@@ -29,6 +32,8 @@ public enum TFLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     case .missingEntry(let name, let available):
       "the bundle has no entry '\(name)' (it has: \(available.joined(separator: ", ")))"
     case .unreadableFile(let path): "cannot read file '\(path)'"
+    case .fileTooLarge(let path, let bytes, let limit):
+      "file '\(path)' is \(bytes) bytes, more than the limit of \(limit) bytes (ModelSource.maximumFileBytes)"
     case .invalidGraph(let error): "\(error)"
     }
   }

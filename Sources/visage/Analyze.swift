@@ -55,7 +55,7 @@ struct Analyze: ParsableCommand {
   }
 
   func run() throws {
-    let (frames, reporter) = try io.open()
+    let (frames, reporter) = try io.open(timestamped: runningMode == .video)
     var options = FaceAnalyzerOptions(
       baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
@@ -82,7 +82,7 @@ struct Analyze: ParsableCommand {
       canvas.draw(faces)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    let fields = frameFields(frame, image, timestampMs: runningMode == .video ? frames.timestamp(frame.index) : nil)
+    let fields = frameFields(frame, image, timestampMs: runningMode == .video ? try frames.timestamp(frame.index) : nil)
       + [("faces", .array(faces.map(JSON.face)))]
     reporter.emit(
       .object(fields),

@@ -15,7 +15,7 @@ struct Bench: ParsableCommand {
       For LiteRT side by side in the same run: python3 Benchmarks/compare.py
       """)
 
-  @Option(help: "Threads each model's larger operators share (and BLAS's threads with --kernels blas).")
+  @Option(help: "Threads each model's larger operators share (and BLAS's threads with --kernels blas), 1...64.")
   var threads = 1
 
   @Option(help: "Timed runs per item.")
@@ -49,8 +49,9 @@ struct Bench: ParsableCommand {
   var profileNodes = false
 
   func validate() throws {
-    guard threads >= 1, iterations >= 1, warmup >= 0 else {
-      throw ValidationError("--threads and --iterations must be at least 1, --warmup at least 0")
+    // Threads bounded as the tasks bound them: a pool of a million threads is no benchmark.
+    guard (1...64).contains(threads), iterations >= 1, warmup >= 0 else {
+      throw ValidationError("--threads must be in 1...64, --iterations at least 1, --warmup at least 0")
     }
     for name in only where !Bench.itemNames.contains(name) {
       throw ValidationError("unknown item '\(name)'; known: \(Bench.itemNames.joined(separator: ", "))")

@@ -42,7 +42,7 @@ struct Detect: ParsableCommand {
   }
 
   func run() throws {
-    let (frames, reporter) = try io.open()
+    let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     var options = FaceDetectorOptions(
       baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath(), threadCount: io.threads),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,

@@ -9,7 +9,10 @@ struct FrameOptions: ParsableArguments {
   @Option(help: "Read image paths one per line from this file, or - for standard input.")
   var pathsFrom: String?
 
-  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms (default: the stream's own rate for YUV4MPEG2, else 30).")
+  @Option(help: ArgumentHelp("files (image paths, or one YUV4MPEG2 stream) or jsonl (encoded images as JSON Lines from one file or -, each {\"source\": name, \"data\": base64 PNG or JPEG}).", valueName: "format"))
+  var inputFormat: InputFormat = .files
+
+  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30).")
   var fps: Double?
 
   @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
@@ -22,13 +25,15 @@ struct FrameOptions: ParsableArguments {
   var annotate: String?
 
   func validate() throws {
-    if let fps, !(fps > 0 && fps.isFinite) { throw ValidationError("--fps must be positive") }
+    if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
     guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
   }
 
-  /// The inputs, and the reporter that writes one line per input.
-  func open() throws -> (InputFrames, Reporter) {
-    let frames = try InputFrames(arguments: images, pathsFrom: pathsFrom, fps: fps)
+  /// The inputs, and the reporter that writes one line per input. `timestamped`: whether
+  /// the frames get timestamps (video and live-stream mode), and so need a usable rate.
+  func open(timestamped: Bool) throws -> (InputFrames, Reporter) {
+    let frames = try InputFrames(
+      arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped, format: inputFormat)
     return (frames, Reporter(format: output ?? .automatic, total: frames.count))
   }
 }

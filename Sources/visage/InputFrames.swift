@@ -12,43 +12,66 @@ struct Frame {
 }
 
 /// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
-/// one per line (`--paths-from FILE`, `-` for standard input), or the frames of one
-/// YUV4MPEG2 stream (a single `.y4m` argument, or `-` for standard input). Frames are
-/// decoded one at a time, so a long stream or path list never sits in memory.
+/// one per line (`--paths-from FILE`, `-` for standard input), the frames of one YUV4MPEG2
+/// stream (a single `.y4m` argument, or `-` for standard input), or encoded images in JSON
+/// Lines (`--input-format jsonl`, see `ImageRecords` in VisageImageIO). Frames are decoded one at a time, so a
+/// long stream or path list never sits in memory.
 final class InputFrames {
   private enum Source {
     case paths([String])
+    /// The next path of a list, trimmed, blank lines skipped.
     case lines(() -> String?)
     case stream(Result<Y4MReader, any Error>, name: String)
+    case records(LineReader, name: String)
   }
 
   private let source: Source
   private var nextIndex = 0
+  /// The next line of a record file, counting blank lines.
+  private var nextLine = 0
   /// Frames per second for video and live-stream timestamps.
   let fps: Double
   /// How many inputs there are, when that is known before reading them.
   let count: Int?
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
-  /// for YUV4MPEG2 input and to 30 otherwise.
-  init(arguments: [String], pathsFrom: String?, fps: Double?) throws {
-    if let pathsFrom {
+  /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the
+  /// frames are `timestamped`, since still images do not need one.
+  init(arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool, format: InputFormat = .files) throws {
+    if format == .jsonl {
+      guard pathsFrom == nil, arguments.count == 1 else {
+        throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
+      }
+      source = .records(try LineReader(path: arguments[0]), name: arguments[0] == "-" ? "stdin" : arguments[0])
+      count = nil
+    } else if let pathsFrom {
       guard arguments.isEmpty else { throw ValidationError("give image paths either as arguments or with --paths-from, not both") }
-      source = .lines(try Self.lineReader(pathsFrom))
+      let paths = try Self.pathReader(pathsFrom)
+      // An empty list is no input, a usage error as when no path is given at all; so the
+      // first path is read ahead, before anything is reported.
+      guard let first = paths() else { throw ValidationError("no input: the path list '\(pathsFrom)' holds no path") }
+      var ahead: String? = first
+      source = .lines { if let path = ahead { ahead = nil; return path } else { return paths() } }
       count = nil
     } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
-      // A stream that cannot be opened is a failed input (reported, exit status 1), not a
-      // usage error.
-      let reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
+      // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
+      // input (reported, exit status 1), not a usage error.
+      var reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
+      var streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
+      if let rate = streamRate, let problem = FrameRate.problem(rate) {
+        if timestamped { reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it")) }
+        streamRate = nil
+      }
       source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0])
       count = nil
-      self.fps = fps ?? (try? reader.get())?.frameRate ?? 30
+      self.fps = fps ?? streamRate ?? 30
       return
     } else {
       guard !arguments.isEmpty else { throw ValidationError("no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from") }
       if arguments.contains(where: { $0 == "-" || $0.lowercased().hasSuffix(".y4m") }) {
         throw ValidationError("a YUV4MPEG2 stream (.y4m or -) must be the only input")
       }
+      if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) { throw ValidationError("--fps: \(problem)") }
       source = .paths(arguments)
       count = arguments.count
     }
@@ -59,7 +82,10 @@ final class InputFrames {
   var isStream: Bool { if case .stream = source { true } else { false } }
 
   /// The timestamp of frame `index`: round(index · 1000 / fps) ms.
-  func timestamp(_ index: Int) -> Int { Int((Double(index) * 1000 / fps).rounded()) }
+  ///
+  /// - Throws: `CLIError` past the range the tasks accept (only a long stream at a
+  ///   very low rate gets there; see `FrameRate`).
+  func timestamp(_ index: Int) throws(CLIError) -> Int { try FrameRate.timestamp(index, fps: fps) }
 
   /// The next input, decoded, or `nil` after the last. A stream that breaks yields one
   /// failed frame and then ends, since nothing after the break can be read.
@@ -70,12 +96,19 @@ final class InputFrames {
       guard index < paths.count else { return nil }
       nextIndex += 1
       return Frame(index: index, source: paths[index], image: Result { try VisionImage(contentsOfFile: paths[index]) })
-    case .lines(let readLine):
-      while let line = readLine() {
-        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if path.isEmpty { continue }
+    case .lines(let nextPath):
+      guard let path = nextPath() else { return nil }
+      nextIndex += 1
+      return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
+    case .records(let reader, let name):
+      while let line = reader.next() {
+        // Records are numbered by line, blank lines included, so a message points at its line.
+        let lineIndex = nextLine
+        nextLine += 1
+        if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
-        return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
+        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)")
+        return Frame(index: index, source: record.source, image: record.image)
       }
       return nil
     case .stream(let reader, let stream):
@@ -101,24 +134,17 @@ final class InputFrames {
     return path + "/" + String(format: "%04d-", frame.index) + base + ".png"
   }
 
-  /// Reads lines from standard input (`-`) or from a file read whole.
-  private static func lineReader(_ path: String) throws -> () -> String? {
-    if path == "-" { return { Swift.readLine() } }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw ValidationError("cannot read the path list '\(path)'")
+  /// Reads paths one per line from standard input (`-`) or from a file, trimmed, skipping
+  /// blank lines.
+  private static func pathReader(_ path: String) throws -> () -> String? {
+    let lines = try LineReader(path: path)
+    return {
+      while let line = lines.next() {
+        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !path.isEmpty { return path }
+      }
+      return nil
     }
-    var lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).makeIterator()
-    return { lines.next().map(String.init) }
-  }
-}
-
-/// Writes an annotated copy of an input as PNG, making its folder if need be.
-func writeAnnotation(_ canvas: Canvas, to path: String) throws {
-  let png = try PNG.encode(canvas.image())
-  let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-  try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-  guard FileManager.default.createFile(atPath: path, contents: Data(png)) else {
-    throw ValidationError("cannot write the annotated image '\(path)'")
   }
 }
 
@@ -142,7 +168,7 @@ final class Reporter {
   func emit(_ json: JSON, text: @autoclosure () -> String) {
     clearProgress()
     print(format == .json ? json.description : text())
-    fflush(nil)
+    StandardOutput.flush()
     step()
   }
 
@@ -153,7 +179,7 @@ final class Reporter {
     let message = "\(error)"
     FileHandle.standardError.write(Data("visage: \(source): \(message)\n".utf8))
     print(format == .json ? JSON.object([("source", .string(source)), ("error", .string(message))]).description : "\(source): error: \(message)")
-    fflush(nil)
+    StandardOutput.flush()
     step()
   }
 

@@ -62,7 +62,7 @@ struct Landmark: ParsableCommand {
   }
 
   func run() throws {
-    let (frames, reporter) = try io.open()
+    let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces

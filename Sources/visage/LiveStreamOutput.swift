@@ -11,6 +11,9 @@ import Visage
 final class LiveStreamOutput<Result>: @unchecked Sendable {
   private struct Pending {
     let frame: Frame
+    /// The frame's timestamp; `Int.max` for a frame whose timestamp is out of range, which
+    /// is never submitted and so is reported by the last flush, after every frame before it.
+    let timestampMs: Int
     var error: (any Error)?
   }
 
@@ -18,8 +21,7 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   private var pending: [Pending] = []
   private let reporter: Reporter
   private let report: (Frame, VisionImage, Result) throws -> Void
-  private let dropped: (Frame, VisionImage) -> Void
-  private let timestamp: (Int) -> Int
+  private let dropped: (Frame, VisionImage, Int) -> Void
 
   /// `report` writes one processed frame; a dropped frame gets a line with
   /// `"dropped": true` and an empty `resultsKey` array. Both are written with the output
@@ -30,11 +32,9 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   ) {
     self.reporter = reporter
     self.report = report
-    let timestamp = frames.timestamp
-    self.timestamp = timestamp
-    dropped = { frame, image in
+    dropped = { frame, image, timestampMs in
       reporter.emit(
-        .object(frameFields(frame, image, timestampMs: timestamp(frame.index)) + [("dropped", .bool(true)), (resultsKey, .array([]))]),
+        .object(frameFields(frame, image, timestampMs: timestampMs) + [("dropped", .bool(true)), (resultsKey, .array([]))]),
         text: "\(frame.source): dropped (the \(taskName) was busy)")
     }
   }
@@ -44,10 +44,14 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   func run(_ frames: InputFrames, submit: (VisionImage, Int) throws -> Void, waitUntilIdle: () -> Void) {
     let start = ContinuousClock.now
     while let frame = frames.next() {
-      let t = frames.timestamp(frame.index)
+      let t: Int
+      do { t = try frames.timestamp(frame.index) } catch {
+        lock.withLock { pending.append(Pending(frame: frame, timestampMs: .max, error: error)) }
+        continue
+      }
       let wait = start + .milliseconds(t) - .now
       if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18) }
-      lock.withLock { pending.append(Pending(frame: frame)) }
+      lock.withLock { pending.append(Pending(frame: frame, timestampMs: t)) }
       // A frame that fails here is reported in its turn, once the frames before it are.
       do { try submit(frame.image.get(), t) } catch { lock.withLock { pending[pending.count - 1].error = error } }
     }
@@ -60,7 +64,7 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   func deliver(_ result: Result?, timestampMs: Int, error: (any Error)?) {
     lock.withLock {
       flush(before: timestampMs)
-      guard let first = pending.first, timestamp(first.frame.index) == timestampMs else { return }
+      guard let first = pending.first, first.timestampMs == timestampMs else { return }
       pending.removeFirst()
       do {
         if let error { throw error }
@@ -75,13 +79,14 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   /// Reports, in order, pending frames older than `timestampMs` that can no longer get a
   /// result: failed ones as failures, the rest as dropped.
   private func flush(before timestampMs: Int) {
-    while let first = pending.first, timestamp(first.frame.index) < timestampMs {
+    // The last flush, before `Int.max`, takes every frame left, those marked `Int.max` too.
+    while let first = pending.first, first.timestampMs < timestampMs || timestampMs == .max {
       pending.removeFirst()
       if let error = first.error {
         reporter.fail(source: first.frame.source, error: error)
       } else {
         switch first.frame.image {
-        case .success(let image): dropped(first.frame, image)
+        case .success(let image): dropped(first.frame, image, first.timestampMs)
         case .failure(let error): reporter.fail(source: first.frame.source, error: error)
         }
       }

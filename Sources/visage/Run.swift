@@ -43,7 +43,8 @@ struct Run: ParsableCommand {
         throw ValidationError("the model has \(names.count) inputs (\(names.joined(separator: ", "))); got more")
       }
       let tensor = try Tensor(npy: ModelSource.bytes(ofFile: path))
-      guard tensor.shape.count == interpreter.inputShapes[index].count else {
+      // The shape itself, not only its size: (3, 128, 128, 1) is not [1, 128, 128, 3].
+      guard tensor.shape == interpreter.inputShapes[index] else {
         throw ValidationError(
           "input '\(names[index])' needs shape \(interpreter.inputShapes[index]); \(path) has \(tensor.shape)")
       }

@@ -9,12 +9,15 @@ struct Visage: ParsableCommand {
     subcommands: [Detect.self, Landmark.self, Analyze.self, Run.self, Inspect.self, Bench.self])
 
   /// Runs the command, with the exit statuses of the command-line contract: 0 on success, 1
-  /// when an input failed, 2 for usage errors (argument parser's own would be 64).
+  /// when an input failed or standard output could not be written, 2 for usage errors
+  /// (argument parser's own would be 64).
   static func main() {
     do {
       var command = try parseAsRoot()
       try command.run()
+      StandardOutput.flush()
     } catch {
+      StandardOutput.flush()
       let code = exitCode(for: error)
       if code == .validationFailure {
         FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
@@ -22,5 +25,21 @@ struct Visage: ParsableCommand {
       }
       exit(withError: error)
     }
+  }
+}
+
+/// Standard output, where results go: a write that fails (a full disk, a closed pipe's
+/// reader gone, `> /dev/full`) must not pass for success with the results lost.
+enum StandardOutput {
+  /// Flushes what is buffered; on a write error says so on stderr and exits with status 1
+  /// at once, since nothing more can be delivered.
+  static func flush() {
+    // fflush(nil) rather than fflush(stdout): Swift 6 refuses to touch the C global
+    // `stdout`. Results are flushed after every line, so a write that failed inside `print`
+    // leaves data behind that this flush tries again and fails on too.
+    guard fflush(nil) != 0 else { return }
+    let reason = String(cString: strerror(errno))
+    FileHandle.standardError.write(Data("visage: cannot write the results to standard output: \(reason)\n".utf8))
+    Foundation.exit(1)
   }
 }

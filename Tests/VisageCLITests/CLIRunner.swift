@@ -31,9 +31,21 @@ enum CLI {
 
   /// Runs `visage arguments…` from the repository root with `stdin` as its input.
   static func run(_ arguments: [String], stdin: Data = Data()) throws -> CLIRun {
+    try launch(executable, arguments, stdin: stdin)
+  }
+
+  /// Runs a bash `script` from the repository root with `$VISAGE` naming the executable,
+  /// for what needs a shell: redirections such as `> /dev/full`, `ulimit`, `timeout`.
+  static func shell(_ script: String, stdin: Data = Data()) throws -> CLIRun {
+    try launch("/bin/bash", ["-c", script], stdin: stdin, environment: ["VISAGE": executable])
+  }
+
+  /// Runs a program with `environment` added to this process's own.
+  private static func launch(_ program: String, _ arguments: [String], stdin: Data, environment: [String: String] = [:]) throws -> CLIRun {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
+    process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     process.currentDirectoryURL = URL(fileURLWithPath: Fixtures.repositoryRoot)
     let (input, output, error) = (Pipe(), Pipe(), Pipe())
     process.standardInput = input

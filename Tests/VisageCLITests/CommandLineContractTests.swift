@@ -4,7 +4,7 @@ import Visage
 import VisageImageIO
 import VisageTestSupport
 
-/// The command-line contract (`../shared/contracts/cli.md`) as scripts see it: JSON Lines in
+/// The command-line contract (`docs/cli.md`) as scripts see it: JSON Lines in
 /// input order, an error line and exit status 1 for a bad input with the batch going on,
 /// exit status 2 for usage errors, streams on stdin.
 @Suite(.timeLimit(.minutes(5))) struct CommandLineContractTests {

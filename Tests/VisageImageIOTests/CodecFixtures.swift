@@ -75,25 +75,6 @@ enum CRC32 {
   }
 }
 
-/// Big-endian bytes of a 32-bit value.
-func bigEndian(_ value: UInt32) -> [UInt8] {
-  [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
-}
-
-/// One PNG chunk: length, type, data, CRC.
-func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-  let body = Array(type.utf8) + data
-  return bigEndian(UInt32(data.count)) + body + bigEndian(CRC32.checksum(body))
-}
-
-/// A well-formed PNG claiming 8-bit RGB of the given size whose IDAT holds a single byte.
-func pngClaiming(width: UInt32, height: UInt32) -> [UInt8] {
-  let oneZeroByte: [UInt8] = [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]  // zlib of [0]
-  return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-    + pngChunk("IHDR", bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0])
-    + pngChunk("IDAT", oneZeroByte) + pngChunk("IEND", [])
-}
-
 /// Rewrites the CRC of every whole chunk, so that damage reaches libpng's later stages
 /// (IHDR checks, zlib, unfiltering) instead of stopping at the checksum.
 func repairingCRCs(_ bytes: [UInt8]) -> [UInt8] {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Visage
 import VisageImageIO
@@ -85,5 +86,39 @@ import VisageTestSupport
     #expect(
       error.description == "JPEG data is 65500x65500 pixels, too large: each side must be at most "
         + "\(VisionImage.maximumDimension)")
+  }
+
+  /// The total is capped too, from the header, at `ImageLimits.maximumPixels` unless the
+  /// caller raises it: 9000 x 9000 is within each side's limit but past 2^26 pixels.
+  @Test func totalPixelsAreCappedAndTheCapCanBeRaised() throws {
+    let png = pngClaiming(width: 9000, height: 9000)
+    let error = try #require(throws: ImageIOError.self) { try PNG.decode(png) }
+    #expect(error == .tooManyPixels(format: .png, width: 9000, height: 9000, limit: ImageLimits.defaultMaximumPixels, path: nil))
+    #expect(error.description == "PNG data is 9000x9000 pixels, too large: the limit is 67108864 pixels (ImageLimits.maximumPixels)")
+    // Raised, the header passes and the missing pixel data is what fails.
+    let raised = try #require(throws: ImageIOError.self) { try VisionImage(encoded: png, limits: ImageLimits(maximumPixels: 81_000_000)) }
+    #expect(raised == .corrupt(format: .png, message: "Not enough image data", path: nil))
+    // JPEG alike: the SOF of a real file patched to 9000 x 9000.
+    var jpeg = try CodecManifest.bytes("jpeg_baseline.jpg")
+    let sof = try #require((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: [0x23, 0x28, 0x23, 0x28])
+    #expect(throws: ImageIOError.tooManyPixels(format: .jpeg, width: 9000, height: 9000, limit: 1 << 26, path: nil)) {
+      try JPEG.decode(jpeg)
+    }
+  }
+
+  /// A FIFO, a device or a folder is not read as an image: no waiting for a writer, no
+  /// reading a device without end.
+  @Test func specialFilesAreRefusedAtOnce() throws {
+    let fifo = NSTemporaryDirectory() + "visage-fifo-\(UUID().uuidString).png"
+    #expect(mkfifo(fifo, 0o600) == 0)
+    defer { unlink(fifo) }
+    for path in [fifo, "/dev/zero", NSTemporaryDirectory()] {
+      let error = try #require(throws: ImageIOError.self) { try VisionImage(contentsOfFile: path) }
+      guard case .unreadableFile(path, _) = error else {
+        Issue.record("\(path): \(error)")
+        continue
+      }
+    }
   }
 }

@@ -75,4 +75,42 @@ import VisageImageIO
     #expect(try error(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAMX") + Self.grayFrame)?.description.contains("does not start with 'FRAME'") == true)
     #expect(throws: Y4MError.self) { try Y4MReader(contentsOfFile: "/nonexistent/clip.y4m") }
   }
+
+  /// The frame rate is two positive integers; the values that once trapped the command line
+  /// (infinite, huge, overflowing, fractional) are a corrupt header, and a valid ratio is read
+  /// as it is, however extreme, for the caller to judge.
+  @Test(arguments: ["F1:inf", "F1:1e300", "F1:1e15", "F1e-300:1", "F1:99999999999999999999", "F0:1", "F1:0", "F-1:1", "F25", "F25:1:1", "F:1", "F30.5:1"])
+  func malformedFrameRatesAreCorrupt(_ field: String) throws {
+    let path = try Self.file(Self.header("YUV4MPEG2 W4 H2 \(field)") + Self.grayFrame)
+    let error = try #require(throws: Y4MError.self) { try Y4MReader(contentsOfFile: path) }
+    #expect(error.description.contains("frame rate must be two positive integers"), "\(error)")
+    let extreme = try Self.file(Self.header("YUV4MPEG2 W4 H2 F1:1000000000000000000") + Self.grayFrame)
+    #expect(try Y4MReader(contentsOfFile: extreme).frameRate == 1e-18)
+  }
+
+  /// Header and FRAME lines longer than `maximumLineBytes` are refused whole: a long FRAME
+  /// line was once cut at 4096 bytes and the rest read as pixels.
+  @Test func longLinesAreRefusedNotCut() throws {
+    let long = String(repeating: "X", count: Y4MReader.maximumLineBytes)
+    let frame = try Self.file(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long) + Array(Self.grayFrame.dropFirst(6)))
+    let reader = try Y4MReader(contentsOfFile: frame)
+    let error = try #require(throws: Y4MError.self) { try reader.nextFrame() }
+    #expect(error.description.contains("frame 0's FRAME line is longer than 4096 bytes"), "\(error)")
+    let header = try Self.file(Self.header("YUV4MPEG2 W4 H2 " + long) + Self.grayFrame)
+    #expect(throws: Y4MError.corrupt(source: "'\(header)'", message: "the stream header is longer than 4096 bytes")) {
+      try Y4MReader(contentsOfFile: header)
+    }
+    // Just under the limit is read: "FRAME " plus the parameters fills 4096 bytes exactly.
+    let fits = try Self.file(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long.dropFirst(6)) + Array(Self.grayFrame.dropFirst(6)))
+    #expect(try Y4MReader(contentsOfFile: fits).nextFrame()?.width == 4)
+  }
+
+  /// The same pixel limit as PNG and JPEG, `ImageLimits.maximumPixels`, raised by an option.
+  @Test func framesAreBoundedByTheImageLimits() throws {
+    let path = try Self.file(Self.header("YUV4MPEG2 W9000 H9000 Cmono"))
+    let error = try #require(throws: Y4MError.self) { try Y4MReader(contentsOfFile: path) }
+    #expect(error.description.contains("at most 32768 a side and 67108864 pixels (ImageLimits.maximumPixels)"), "\(error)")
+    let raised = try Y4MReader(contentsOfFile: path, limits: ImageLimits(maximumPixels: 81_000_000))
+    #expect(try raised.nextFrame() == nil)
+  }
 }

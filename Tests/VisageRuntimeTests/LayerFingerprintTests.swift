@@ -7,9 +7,13 @@ import VisageTestSupport
 /// LiteRT's fingerprint of it (count, mean, RMS, min, max, samples) in execution order and
 /// report the FIRST one that drifts — the layer to look at when a model's outputs disagree.
 ///
-/// Skipped until Tests/Fixtures/runtime exists; see `RuntimeFixtures` for the layout.
-@Suite(.enabled(if: RuntimeFixtures.available, "Tests/Fixtures/runtime has not been generated"))
-struct LayerFingerprintTests {
+/// The fixtures live in Tests/Fixtures/runtime; see `RuntimeFixtures` for the layout.
+@Suite struct LayerFingerprintTests {
+  /// The fixtures are committed; missing ones fail here rather than skipping the suite.
+  @Test func fixturesArePresent() {
+    #expect(RuntimeFixtures.available && !RuntimeFixtures.cases.isEmpty, "Tests/Fixtures/runtime is missing")
+  }
+
   /// Same bound as the outputs, on the scale of each layer's own range.
   static let bound = 1e-5
 

@@ -73,6 +73,46 @@ import VisageTestSupport
     #expect(throws: RuntimeError.self, "\(label)") { _ = try Tensor(npy: bytes) }
   }
 
+  /// Headers are parsed as the dict NumPy writes and nothing looser, and the data must be
+  /// exactly what the shape needs.
+  @Test(arguments: [
+    ("no comma between sizes", "{'descr': '<f4', 'fortran_order': False, 'shape': (2 2), }", 16),
+    ("one size without its comma", "{'descr': '<f4', 'fortran_order': False, 'shape': (4), }", 16),
+    ("empty item", "{'descr': '<f4', 'fortran_order': False, 'shape': (2,,2), }", 16),
+    ("nested tuple", "{'descr': '<f4', 'fortran_order': False, 'shape': ((2, 2)), }", 16),
+    ("repeated key", "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 16),
+    ("unknown key", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), 'extra': 1, }", 16),
+    ("no descr", "{'fortran_order': False, 'shape': (4,), }", 16),
+    ("text after the dict", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), } junk", 16),
+    ("unclosed dict", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), ", 16),
+    ("fortran_order not a bool", "{'descr': '<f4', 'fortran_order': 0, 'shape': (4,), }", 16),
+    ("trailing data", "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", 17),
+  ])
+  func headersAreStrictAndDataExact(_ label: String, _ header: String, _ dataBytes: Int) {
+    #expect(throws: RuntimeError.self, "\(label)") {
+      _ = try Tensor(npy: Self.npy(header: header, data: Array(repeating: 0, count: dataBytes)))
+    }
+  }
+
+  /// The forms NumPy writes are all read: a scalar, one size, no trailing comma, padding.
+  @Test func numpysOwnHeaderFormsAreRead() throws {
+    for (shape, tuple) in [([], "()"), ([4], "(4,)"), ([2, 2], "(2, 2)"), ([2, 2], "(2,2,)")] as [([Int], String)] {
+      let header = "{'descr': '<f4', 'fortran_order': False, 'shape': \(tuple), }    \n"
+      let count = shape.reduce(1, *)
+      #expect(try Tensor(npy: Self.npy(header: header, data: Array(repeating: 0, count: 4 * count))).shape == Shape(shape))
+    }
+    let unpadded = "{'descr':'<f4','fortran_order':False,'shape':(1,)}"
+    #expect(try Tensor(npy: Self.npy(header: unpadded, data: [0, 0, 0x80, 0x3F])).values == [1])
+  }
+
+  /// A shape past the interpreter's tensor limit is refused before its values are allocated,
+  /// by an error that names the limit.
+  @Test func shapesPastTheTensorLimitAreRefused() throws {
+    let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(Interpreter.maximumTensorCount + 1),), }"
+    let error = try #require(throws: RuntimeError.self) { try Tensor(npy: Self.npy(header: header)) }
+    #expect(error.description.contains("limit of \(Interpreter.maximumTensorCount) values"), "\(error)")
+  }
+
   /// Every prefix and thousands of byte flips of a small file: decoded or refused, never a trap.
   @Test func truncationsAndFlipsNeverTrap() throws {
     let bytes = try Tensor(shape: [2, 3], values: [1, 2, 3, 4, 5, 6]).npy

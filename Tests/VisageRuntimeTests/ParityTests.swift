@@ -7,9 +7,9 @@ import VisageTestSupport
 /// Our outputs against LiteRT's on the stored inputs (Tests/Fixtures/runtime): every
 /// output within 1e-5 of the reference's scale, for both implementations.
 ///
-/// Skipped until the fixtures exist; see `RuntimeFixtures` for the layout.
-@Suite(.enabled(if: RuntimeFixtures.available, "Tests/Fixtures/runtime has not been generated"))
-struct ParityTests {
+/// The fixtures are committed (see `RuntimeFixtures` for the layout); `fixturesCoverEveryModel`
+/// fails if they are missing.
+@Suite struct ParityTests {
   /// Every bundled model has a `face` and a `random` input stored.
   @Test func fixturesCoverEveryModel() {
     for model in BundledModel.allCases {

@@ -104,6 +104,7 @@ import VisageTestSupport
     case .invalidBundle: "invalidBundle"
     case .missingEntry: "missingEntry"
     case .unreadableFile: "unreadableFile"
+    case .fileTooLarge: "fileTooLarge"
     case .invalidGraph: "invalidGraph"
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import VisageTFLite
 
 /// Where the tests find committed files: the repository's `Weights/` and `Tests/Fixtures/`.
 ///
@@ -68,9 +69,7 @@ public enum FixtureError: Error, CustomStringConvertible {
 
 /// The four models committed under `Weights/`.
 ///
-/// Test support cannot import VisageTFLite (it depends on VisageRuntime only), so a model
-/// is named here by its `ModelSource` reference; the test targets that can see the loader
-/// turn it into a `TFLiteModel` with `ModelSource.model(at: model.reference)`.
+/// A model is named by its `ModelSource` reference; `load()` turns it into a `TFLiteModel`.
 public enum BundledModel: String, CaseIterable, Sendable, CustomStringConvertible {
   /// BlazeFace short range, input [1, 128, 128, 3].
   case faceDetector = "face_detector"
@@ -102,4 +101,9 @@ public enum BundledModel: String, CaseIterable, Sendable, CustomStringConvertibl
 
   /// Finds a model by its benchmark name.
   public init?(name: String) { self.init(rawValue: name) }
+}
+
+extension BundledModel {
+  /// Loads the model through `ModelSource`, as the command line does.
+  public func load() throws -> TFLiteModel { try ModelSource.model(at: reference) }
 }

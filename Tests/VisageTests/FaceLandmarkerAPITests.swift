@@ -40,6 +40,21 @@ struct FaceLandmarkerAPITests {
     #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: 11).faceLandmarks.count == 1)
   }
 
+  /// Timestamps whose nanoseconds an Int64 cannot hold are refused with an error, not a
+  /// trap; the two ends of the range are accepted and smoothed without trapping.
+  @Test func timestampsOutsideTheRangeAreRefused() throws {
+    let range = RunningMode.timestampRangeInMilliseconds
+    #expect(range.upperBound == 9_223_372_036_854 && range.lowerBound == -range.upperBound)
+    let video = try FaceLandmarker(options: Self.options(.video))
+    for bad in [Int.min, range.lowerBound - 1, range.upperBound + 1, Int.max] {
+      #expect(throws: VisionTaskError.timestampOutOfRange(given: bad)) {
+        try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: bad)
+      }
+    }
+    #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: range.lowerBound).faceLandmarks.count == 1)
+    #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: range.upperBound).faceLandmarks.count == 1)
+  }
+
   @Test func liveStreamNeedsExactlyItsDelegate() throws {
     #expect(throws: VisionTaskError.missingLiveStreamDelegate) { try FaceLandmarker(options: Self.options(.liveStream)) }
     var options = Self.options(.video)

@@ -6,8 +6,12 @@ import VisageTestSupport
 
 /// Beyond MediaPipe's Tasks detector: in a group photo where faces are about 1/12 of the
 /// image width, the short-range model finds nobody and the full-range model finds everyone.
-@Suite(.enabled(if: !DetectorFixtures.groupPhoto.faces.isEmpty, "no group photo fixture"))
-struct FullRangeTests {
+@Suite struct FullRangeTests {
+  /// The fixture is committed; a missing one fails here rather than skipping the suite.
+  @Test func fixturesArePresent() {
+    #expect(!DetectorFixtures.groupPhoto.faces.isEmpty, "Tests/Fixtures/detector/mediapipe.json has no group photo")
+  }
+
   static let fullRangePath = Fixtures.weightsPath("face_detection_full_range.tflite")
 
   @Test func fullRangeFindsEveryFaceInTheGroupPhoto() throws {

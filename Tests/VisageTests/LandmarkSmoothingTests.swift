@@ -8,8 +8,12 @@ import VisageTestSupport
 /// MediaPipe's own unsmoothed VIDEO-mode landmarks (Tests/Fixtures/landmarker/unsmoothed.json,
 /// from Tools/make_unsmoothed_fixtures.py) it must give MediaPipe's smoothed output
 /// (mediapipe.json) bit for bit.
-@Suite(.enabled(if: Fixtures.exists(Fixtures.fixturePath("landmarker/unsmoothed.json")), "Tests/Fixtures/landmarker/unsmoothed.json has not been generated"))
-struct LandmarkSmoothingTests {
+@Suite struct LandmarkSmoothingTests {
+  /// The fixture is committed; a missing one fails here rather than skipping the suite.
+  @Test func fixturesArePresent() {
+    #expect(!Self.sequences.isEmpty, "Tests/Fixtures/landmarker/unsmoothed.json is missing or empty")
+  }
+
   struct Sequence: Decodable, CustomStringConvertible {
     struct Frame: Decodable {
       var image: String

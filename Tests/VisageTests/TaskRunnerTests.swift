@@ -70,6 +70,14 @@ struct TaskRunnerTests {
     }
     video.reset {}
     #expect(try video.videoFrame(Self.pixel, timestamp: 0, method: "m") == 0)
+    // Out of range is refused before the order is looked at, in live-stream mode too.
+    #expect(throws: VisionTaskError.timestampOutOfRange(given: Int.max)) {
+      try video.videoFrame(Self.pixel, timestamp: Int.max, method: "m")
+    }
+    let live = TaskRunner<Int>(runningMode: .liveStream) { _, timestamp in timestamp ?? -1 }
+    #expect(throws: VisionTaskError.timestampOutOfRange(given: Int.min)) {
+      try live.submit(Self.pixel, timestamp: Int.min, method: "m")
+    }
     // A still image skips the gate.
     #expect(try video.run(Self.pixel, timestamp: nil) == -1)
   }

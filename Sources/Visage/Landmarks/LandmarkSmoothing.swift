@@ -55,6 +55,7 @@ struct OneEuroFilter {
   private func alpha(cutoff: Double) -> Double { Self.alpha(cutoff: cutoff, frequency: frequency) }
 
   mutating func apply(_ value: Double, nanoseconds: Int64, valueScale: Double) -> Double {
+    // `lastTime` only ever holds −1 or a later time, so the gap below cannot overflow.
     if lastTime >= nanoseconds { return value }
     if lastTime != 0 && nanoseconds != 0 {
       frequency = 1.0 / (Double(nanoseconds - lastTime) * 1e-9)
@@ -100,6 +101,8 @@ struct LandmarkSmoother {
     let scale = ((high.x - low.x) + (high.y - low.y)) / 2
     if scale < 1e-6 { return landmarks }
     let valueScale = Double(1 / scale)
+    // The task's timestamp gate admits only `RunningMode.timestampRangeInMilliseconds`,
+    // chosen so that this product fits.
     let nanoseconds = Int64(timestampInMilliseconds) * 1_000_000
     for i in landmarks.indices {
       let p = pixel(landmarks[i])

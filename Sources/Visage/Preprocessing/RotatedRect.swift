@@ -88,6 +88,10 @@ struct RotatedRect: Equatable {
 
   /// The corners as OpenCV's `RotatedRect::points` computes them (float arithmetic, angle
   /// through degrees): bottom-left, top-left, top-right, bottom-right for an unturned rect.
+  /// Each corner is worked out from the centre; reflecting two of them through the centre
+  /// instead gives the same corners in exact arithmetic but not always in float (a quarter
+  /// turn leaves cos at 1e-16, not 0), and those last bits decide which way exact ties
+  /// between 1/32-pixel sample positions round in the warp.
   /// A tuple, not an array: the warp asks for them every frame.
   func boxPoints() -> (SIMD2<Float>, SIMD2<Float>, SIMD2<Float>, SIMD2<Float>) {
     let degrees = Float(Double(rotation * 180) / Double.pi)
@@ -96,8 +100,8 @@ struct RotatedRect: Equatable {
     let a = Float(sin(radians)) * 0.5
     let p0 = SIMD2(centerX - a * height - b * width, centerY + b * height - a * width)
     let p1 = SIMD2(centerX + a * height - b * width, centerY - b * height - a * width)
-    let p2 = SIMD2(2 * centerX - p0.x, 2 * centerY - p0.y)
-    let p3 = SIMD2(2 * centerX - p1.x, 2 * centerY - p1.y)
+    let p2 = SIMD2(centerX + a * height + b * width, centerY - b * height + a * width)
+    let p3 = SIMD2(centerX - a * height + b * width, centerY + b * height + a * width)
     return (p0, p1, p2, p3)
   }
 }

@@ -15,6 +15,15 @@ public enum RunningMode: String, Sendable, CaseIterable, CustomStringConvertible
     case .liveStream: "live stream mode"
     }
   }
+
+  /// The timestamps video and live-stream mode accept, in milliseconds: those whose value
+  /// in nanoseconds, the unit landmark smoothing works in (as MediaPipe's does), fits an
+  /// `Int64`. That is about ±292 years; anything outside is refused with
+  /// `VisionTaskError.timestampOutOfRange` rather than overflowing.
+  public static let timestampRangeInMilliseconds: ClosedRange<Int> = {
+    let limit = Int(Int64.max / 1_000_000)
+    return -limit...limit
+  }()
 }
 
 /// Why a vision task refused a call or could not be created.
@@ -25,6 +34,8 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible {
   case wrongRunningMode(method: String, required: RunningMode, current: RunningMode)
   /// A video or live-stream timestamp not strictly greater than the previous one.
   case timestampNotIncreasing(previous: Int, given: Int)
+  /// A video or live-stream timestamp outside `RunningMode.timestampRangeInMilliseconds`.
+  case timestampOutOfRange(given: Int)
   /// Live-stream mode without a delegate or handler to receive results.
   case missingLiveStreamDelegate
   /// A delegate or handler given in image or video mode, where it would never be called.
@@ -41,6 +52,8 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible {
       "\(method) needs a task created with running mode \(required); this task's running mode is \(current)"
     case .timestampNotIncreasing(let previous, let given):
       "input timestamp must be monotonically increasing: got \(given) ms after \(previous) ms"
+    case .timestampOutOfRange(let given):
+      "input timestamp \(given) ms is outside the supported range \(RunningMode.timestampRangeInMilliseconds) ms"
     case .missingLiveStreamDelegate:
       "the task is in live stream mode, so a result delegate or handler must be set in its options"
     case .unexpectedLiveStreamDelegate:
@@ -71,11 +84,15 @@ func validateUnitInterval(_ options: [(name: String, value: Float)]) throws(Visi
   }
 }
 
-/// Checks the timestamps of a video or live stream: each must exceed the last.
+/// Checks the timestamps of a video or live stream: each must lie in
+/// `RunningMode.timestampRangeInMilliseconds` and exceed the last.
 struct TimestampGate {
   private(set) var last: Int?
 
   mutating func admit(_ timestamp: Int) throws(VisionTaskError) {
+    // Checked here, at the one door every frame comes through, so nothing behind it (the
+    // smoother's nanoseconds) can overflow.
+    guard RunningMode.timestampRangeInMilliseconds.contains(timestamp) else { throw .timestampOutOfRange(given: timestamp) }
     if let last, timestamp <= last { throw .timestampNotIncreasing(previous: last, given: timestamp) }
     last = timestamp
   }

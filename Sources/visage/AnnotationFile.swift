@@ -1,0 +1,65 @@
+import Foundation
+import VisageImageIO
+
+/// Writes an annotated copy of an input as PNG, making its folder if need be.
+///
+/// What is at `path` must be nothing or a regular file: a symbolic link, device, FIFO or
+/// folder there is refused, never followed nor replaced (`--annotate /dev/null` must not turn
+/// the device into a file, nor a link send the PNG elsewhere). The PNG goes to a new file
+/// beside the target, created exclusively and without following links, every write and the
+/// close checked, then renamed over the target: a reader never sees half an image, and a
+/// full disk is an error rather than a short file.
+func writeAnnotation(_ canvas: Canvas, to path: String) throws {
+  let png = try PNG.encode(canvas.image())
+  let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+  try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+  try refuseAnythingButAFile(at: path)
+  let temporary = path + ".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
+  let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+  guard descriptor >= 0 else { throw annotationError(path, errno) }
+  var written = 0
+  while written < png.count {
+    let count = png.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, png.count - written) }
+    if count < 0 && errno == EINTR { continue }
+    guard count > 0 else {
+      let code = errno
+      close(descriptor)
+      unlink(temporary)
+      throw annotationError(path, code)
+    }
+    written += count
+  }
+  guard close(descriptor) == 0 else {
+    let code = errno
+    unlink(temporary)
+    throw annotationError(path, code)
+  }
+  // Checked again just before the rename, which would replace a link or device itself (not
+  // what it points to) if one appeared in between.
+  do { try refuseAnythingButAFile(at: path) } catch {
+    unlink(temporary)
+    throw error
+  }
+  guard rename(temporary, path) == 0 else {
+    let code = errno
+    unlink(temporary)
+    throw annotationError(path, code)
+  }
+}
+
+/// Throws unless `path` is absent or a regular file, looking at the path itself, not at what
+/// a link there points to.
+private func refuseAnythingButAFile(at path: String) throws {
+  var status = stat()
+  guard lstat(path, &status) == 0 else {
+    if errno == ENOENT { return }
+    throw annotationError(path, errno)
+  }
+  guard status.st_mode & S_IFMT == S_IFREG else {
+    throw CLIError("cannot write the annotated image '\(path)': something other than a regular file is there (a link, folder or device); it is left alone")
+  }
+}
+
+private func annotationError(_ path: String, _ code: Int32) -> CLIError {
+  CLIError("cannot write the annotated image '\(path)': \(String(cString: strerror(code)))")
+}
