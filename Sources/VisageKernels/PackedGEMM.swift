@@ -161,20 +161,8 @@ public final class PackedGEMM: @unchecked Sendable {
     for i in 0..<(16 * k) { b[i] = Float(i % 5) - 2 }
     let heights = [8, 4, 2]
     let gemms = heights.map { PackedGEMM(b: b, n: 16, k: k, ldb: k, tileRows: $0, instructionSet: instructionSet) }
-    let clock = ContinuousClock()
-    // Round robin, so that a busy moment slows every height alike; the minimum of many runs,
-    // after a few untimed rounds that let the core reach speed.
-    var fastest = heights.map { _ in Duration.seconds(1) }
-    for round in 0..<80 {
-      for (i, gemm) in gemms.enumerated() {
-        let time = clock.measure { gemm.multiply(m: m, a: a, lda: k, c: c, ldc: 16) }
-        if round >= 10 { fastest[i] = min(fastest[i], time) }
-      }
-    }
     // A shorter tile must win clearly: on AVX-512 four rows come within 8% of eight here
     // (and lose by 10-15% on the models), on SSE two rows win by more than 20%.
-    var best = (rows: 8, time: fastest[0])
-    for (i, rows) in heights.enumerated() where fastest[i] < best.time * 0.9 { best = (rows, fastest[i]) }
-    return best.rows
+    return heights[FastestVariant.index(of: heights.count) { gemms[$0].multiply(m: m, a: a, lda: k, c: c, ldc: 16) }]
   }
 }
