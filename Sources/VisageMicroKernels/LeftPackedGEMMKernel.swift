@@ -18,6 +18,7 @@ struct LeftPackedGEMMKernel {
   let panels: UnsafePointer<Float>
   let bias: UnsafePointer<Float>
   let clamp: Clamped
+  let tileRows: Int
 
   @inline(__always)
   init(_ w: VisageLeftPackedWeights) {
@@ -25,6 +26,7 @@ struct LeftPackedGEMMKernel {
     k = w.k
     panels = w.panels
     bias = w.bias
+    tileRows = w.tileRows
     clamp = Clamped(lower: w.lower, upper: w.upper)
   }
 
@@ -38,6 +40,10 @@ struct LeftPackedGEMMKernel {
         let row = p * 8
         let rows = min(8, m - row)
         let panel = panels + p * 8 * k
+        if tileRows < 8 {
+          multiplyShortTiles(row, rows, n: n, panel: panel, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, tile: tile)
+          continue
+        }
         // Fewer than four rows: one row at a time, four vectors wide, is cheaper than a
         // padded eight-row tile (its time is the k-long chain of adds, not the arithmetic).
         if rows < 4 {
@@ -60,6 +66,35 @@ struct LeftPackedGEMMKernel {
           column += width
         }
       }
+    }
+  }
+
+  /// One panel's `rows` rows of C from `row` on, `tileRows` (4 or 2) at a time while that
+  /// many remain, then two, then one: 16 columns at a time, so that the accumulators fit
+  /// AVX2's or SSE's sixteen registers.
+  private func multiplyShortTiles(
+    _ row: Int, _ rows: Int, n: Int, panel: UnsafePointer<Float>, x: UnsafePointer<Float>, ldx: Int,
+    c: UnsafeMutablePointer<Float>, ldc: Int, residual: UnsafePointer<Float>?, tile: UnsafeMutablePointer<SIMD16<Float>>
+  ) {
+    var r = 0
+    while r < rows {
+      let height = rows - r >= tileRows ? tileRows : min(2, rows - r)
+      if height == 1 {
+        multiplyRow(row + r, n: n, weights: panel + r, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, tile: tile)
+      } else {
+        for column in stride(from: 0, to: n, by: 16) {
+          if height == 4 {
+            Self.accumulate4(panel + r, k, x + column, ldx, tile)
+          } else {
+            Self.accumulate2(panel + r, k, x + column, ldx, tile)
+          }
+          for t in 0..<height {
+            let offset = (row + r + t) * ldc + column
+            finish(tile[t], row: row + r + t, c + offset, residual.map { $0 + offset })
+          }
+        }
+      }
+      r += height
     }
   }
 
@@ -183,6 +218,51 @@ struct LeftPackedGEMMKernel {
     tile[5] = c5
     tile[6] = c6
     tile[7] = c7
+  }
+
+  /// Four rows of a panel (from `weights`, each k step's eight weights 8 floats apart) times
+  /// 16 columns of X, into `tile[0..<4]`.
+  @inline(never)
+  static func accumulate4(
+    _ weights: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
+    _ tile: UnsafeMutablePointer<SIMD16<Float>>
+  ) {
+    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
+    var w = weights
+    var row = x
+    for _ in 0..<k {
+      let u = row.load(SIMD16<Float>.self, at: 0)
+      c0 = u * SIMD16(repeating: w[0]) + c0
+      c1 = u * SIMD16(repeating: w[1]) + c1
+      c2 = u * SIMD16(repeating: w[2]) + c2
+      c3 = u * SIMD16(repeating: w[3]) + c3
+      w += 8
+      row += ldx
+    }
+    tile[0] = c0
+    tile[1] = c1
+    tile[2] = c2
+    tile[3] = c3
+  }
+
+  /// Two rows of a panel times 16 columns of X, into `tile[0..<2]`.
+  @inline(never)
+  static func accumulate2(
+    _ weights: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
+    _ tile: UnsafeMutablePointer<SIMD16<Float>>
+  ) {
+    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>()
+    var w = weights
+    var row = x
+    for _ in 0..<k {
+      let u = row.load(SIMD16<Float>.self, at: 0)
+      c0 = u * SIMD16(repeating: w[0]) + c0
+      c1 = u * SIMD16(repeating: w[1]) + c1
+      w += 8
+      row += ldx
+    }
+    tile[0] = c0
+    tile[1] = c1
   }
 
   /// One row (its weights every 8 floats) times 64 columns of X, into `tile[0..<4]`.

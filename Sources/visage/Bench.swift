@@ -66,7 +66,8 @@ struct Bench: ParsableCommand {
     if format == .text {
       print(
         "kernels \(kernels.rawValue), instruction set \(InstructionSet.active) (CPU and build: "
-          + "\(InstructionSet.supported)), GEMM tile rows \(PackedGEMM.preferredTileRows), threads \(threads), "
+          + "\(InstructionSet.supported)), GEMM tile rows \(PackedGEMM.preferredTileRows), "
+          + "row-mixing tile rows \(LeftPackedGEMM.preferredTileRows), threads \(threads), "
           + "iterations \(iterations), warm-up \(warmup)")
       print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
     }

@@ -51,6 +51,9 @@ typedef struct {
   long k;
   /// m values, padded with zeros to whole panels.
   const float *_Nonnull bias;
+  /// Rows of C per micro-kernel call: 8 (a whole panel, 32 columns at a time), 4 or 2
+  /// (16 columns at a time).
+  long tileRows;
   float lower;
   float upper;
 } VisageLeftPackedWeights;
