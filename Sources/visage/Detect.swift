@@ -77,10 +77,14 @@ struct Detect: ParsableCommand {
 /// "1 face", "3 faces": how every text summary starts.
 func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")" }
 
-/// The fields every result line starts with: source, width, height and, in video and
-/// live-stream mode, the timestamp.
+/// The fields every result line starts with: source, the upright picture's width and height,
+/// the orientation applied and the file's Exif orientation, and, in video and live-stream
+/// mode, the timestamp.
 func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(String, JSON)] {
-  var fields: [(String, JSON)] = [("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height))]
+  var fields: [(String, JSON)] = [
+    ("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height)),
+    ("orientation", .string(frame.orientation.rawValue)), ("exifOrientation", frame.exifOrientation.map { .int($0.exifValue) } ?? .null),
+  ]
   if let timestampMs { fields.append(("timestampMs", .int(timestampMs))) }
   return fields
 }
