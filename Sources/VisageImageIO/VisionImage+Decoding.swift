@@ -47,6 +47,10 @@ public struct DecodedImage: Sendable {
   /// The orientation the file's Exif tag gives (`ExifOrientation.read(fromFile:)`), whether or
   /// not it was applied; `nil` when there is none or it cannot be read.
   public var exifOrientation: VisionImage.Orientation?
+  /// The orientation the file's stored pixels were taken to have: the one given, else the Exif
+  /// tag's, else `.up`. It differs from `image.orientation` only when mirrored, since `image`
+  /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
+  public var storedOrientation: VisionImage.Orientation
 
   /// Reads a PNG or JPEG file; see `VisionImage(contentsOfFile:orientation:limits:)`.
   public init(contentsOfFile path: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default) throws {
@@ -68,7 +72,8 @@ public struct DecodedImage: Sendable {
     }
     // Read only once the pixels decode, so a file that is not an image costs no Exif search.
     exifOrientation = ExifOrientation.read(fromFile: bytes)
-    decoded.orientation = orientation ?? exifOrientation ?? .up
+    storedOrientation = orientation ?? exifOrientation ?? .up
+    decoded.orientation = storedOrientation
     image = decoded.removingMirroring()
   }
 }

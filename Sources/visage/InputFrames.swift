@@ -23,11 +23,10 @@ struct Frame {
   }
 
   /// An encoded file's frame: `decoded` turned upright.
-  init(index: Int, source: String, decoded: Result<DecodedImage, any Error>, honorsExif: Bool) {
+  init(index: Int, source: String, decoded: Result<DecodedImage, any Error>) {
     self.init(index: index, source: source, image: decoded.map { $0.image.applyingOrientation() })
     if case .success(let file) = decoded {
-      exifOrientation = file.exifOrientation
-      orientation = honorsExif ? file.exifOrientation ?? .up : .up
+      (orientation, exifOrientation) = (file.storedOrientation, file.exifOrientation)
     }
   }
 }
@@ -54,8 +53,9 @@ final class InputFrames {
   let fps: Double
   /// How many inputs there are, when that is known before reading them.
   let count: Int?
-  /// Whether encoded files are turned upright by their Exif orientation (not `--ignore-exif`).
-  private let honorsExif: Bool
+  /// The orientation encoded files are decoded with: `nil`, their Exif tag's, unless
+  /// `--ignore-exif`, then `.up`.
+  private let imposedOrientation: VisionImage.Orientation?
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
   /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the
@@ -64,7 +64,7 @@ final class InputFrames {
     arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool, format: InputFormat = .files,
     honorsExif: Bool = true
   ) throws {
-    self.honorsExif = honorsExif
+    imposedOrientation = honorsExif ? nil : .up
     if format == .jsonl {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
@@ -122,11 +122,11 @@ final class InputFrames {
     case .paths(let paths):
       guard index < paths.count else { return nil }
       nextIndex += 1
-      return decodedFrame(index, source: paths[index]) { try DecodedImage(contentsOfFile: paths[index], orientation: $0) }
+      return fileFrame(index, path: paths[index])
     case .lines(let nextPath):
       guard let path = nextPath() else { return nil }
       nextIndex += 1
-      return decodedFrame(index, source: path) { try DecodedImage(contentsOfFile: path, orientation: $0) }
+      return fileFrame(index, path: path)
     case .records(let reader, let name):
       while let line = reader.next() {
         // Records are numbered by line, blank lines included, so a message points at its line.
@@ -134,8 +134,8 @@ final class InputFrames {
         nextLine += 1
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
-        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: honorsExif ? nil : .up)
-        return Frame(index: index, source: record.source, decoded: record.image, honorsExif: honorsExif)
+        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: imposedOrientation)
+        return Frame(index: index, source: record.source, decoded: record.image)
       }
       return nil
     case .stream(let reader, let stream):
@@ -153,10 +153,9 @@ final class InputFrames {
     }
   }
 
-  /// The frame of an encoded file, decoded by `decode` given the orientation to impose
-  /// (`nil`: the file's Exif orientation; `.up` with `--ignore-exif`).
-  private func decodedFrame(_ index: Int, source: String, decode: (VisionImage.Orientation?) throws -> DecodedImage) -> Frame {
-    Frame(index: index, source: source, decoded: Result { try decode(honorsExif ? nil : .up) }, honorsExif: honorsExif)
+  /// The frame of the image file at `path`.
+  private func fileFrame(_ index: Int, path: String) -> Frame {
+    Frame(index: index, source: path, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: imposedOrientation) })
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
