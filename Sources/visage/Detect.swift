@@ -67,7 +67,7 @@ struct Detect: ParsableCommand {
     let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
     reporter.emit(
       .object(fields + [("detections", .array(result.detections.map(JSON.detection)))]),
-      text: "\(frame.source): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
+      text: "\(frame.label): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
         let b = d.boundingBox
         return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height))
       }.joined())

@@ -22,6 +22,14 @@ struct Frame {
     (self.index, self.source, self.image) = (index, source, image)
   }
 
+  /// How the text output names the frame: its source and, when the file has an Exif
+  /// orientation other than 1, whether it was turned by it.
+  var label: String {
+    guard let exif = exifOrientation, exif != .up else { return source }
+    return orientation == .up
+      ? "\(source) (Exif orientation \(exif.exifValue) ignored)" : "\(source) (turned upright: Exif orientation \(exif.exifValue))"
+  }
+
   /// An encoded file's frame: `decoded` turned upright.
   init(index: Int, source: String, decoded: Result<DecodedImage, any Error>) {
     self.init(index: index, source: source, image: decoded.map { $0.image.applyingOrientation() })

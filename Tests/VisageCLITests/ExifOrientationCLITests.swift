@@ -54,6 +54,16 @@ import VisageTestSupport
     #expect(abs(x - v) < 8 && abs(y - (192 - u)) < 8, "stored centre (\(x), \(y)), upright (\(u), \(v))")
   }
 
+  /// The text summary says when a file was turned, or its tag ignored.
+  @Test func textSaysWhatWasApplied() throws {
+    let turned = try CLI.run(["detect", Self.path("jpeg_6.jpg"), "--output", "text"])
+    #expect(turned.stdout.hasPrefix(Self.path("jpeg_6.jpg") + " (turned upright: Exif orientation 6): 1 face"), "\(turned.stdout)")
+    let ignored = try CLI.run(["analyze", Self.path("jpeg_6.jpg"), "--output", "text", "--ignore-exif"])
+    #expect(ignored.stdout.hasPrefix(Self.path("jpeg_6.jpg") + " (Exif orientation 6 ignored): "), "\(ignored.stdout)")
+    let plain = try CLI.run(["landmark", Self.path("jpeg_1.jpg"), "--output", "text"])
+    #expect(plain.stdout.hasPrefix(Self.path("jpeg_1.jpg") + ": 1 face"), "\(plain.stdout)")
+  }
+
   /// Malformed Exif is ignored without a fuss: the stored pixels, no tag, exit status 0.
   @Test func malformedExifIsIgnored() throws {
     let names = ["bad_truncated_ifd.jpg", "bad_offset_past_end.jpg", "bad_huge_entry_count.jpg", "bad_ifd_loop.jpg", "bad_wrong_type_long.jpg", "bad_crc.png"]
