@@ -25,8 +25,9 @@ Tools/make_codec_fixtures.py), so the Swift test compares exactly too.
 manifest.json lists every file with: `exif` (the orientation Visage must read, or null),
 `orientation` (its UIImage.Orientation name, "up" when null), the stored and upright sizes,
 `storedHash` and `uprightHash` (FNV-1a 64 of the 8-bit RGB rows, top to bottom, of Pillow's
-decode and of the upright view), and `pillow` (what Pillow reads from the tag, for the
-malformed files where it is more lenient: an error or null when it reads nothing).
+decode and of the upright view), `pillow` (what Pillow reads from the tag: an error when it
+refuses the file, null when it reads nothing) and `pillowTurns` (whether its exif_transpose
+changes the picture; Pillow is more lenient than Visage with some malformed blocks).
 
 The output is deterministic for the same Pillow and libjpeg-turbo.
 Run:  /work/main/.venv/bin/python Tools/make_exif_fixtures.py   (needs numpy and Pillow)
@@ -73,6 +74,15 @@ def pillow_reading(data):
         return Image.open(io.BytesIO(data)).getexif().get(ORIENTATION_TAG)
     except Exception as error:  # Pillow raising on a malformed block is information too
         return f"error: {type(error).__name__}"
+
+
+def pillow_turns(data):
+    """Whether Pillow's exif_transpose changes the picture (None if Pillow refuses the file)."""
+    try:
+        image = Image.open(io.BytesIO(data))
+        return np.asarray(ImageOps.exif_transpose(image).convert("RGB")).tobytes() != np.asarray(image.convert("RGB")).tobytes()
+    except Exception:
+        return None
 
 
 def jpeg(image, **options):
@@ -202,7 +212,7 @@ def main():
             "storedWidth": decoded.width, "storedHeight": decoded.height,
             "uprightWidth": upright.width, "uprightHeight": upright.height,
             "storedHash": fnv1a64(decoded), "uprightHash": fnv1a64(upright),
-            "pillow": pillow_reading(data), "about": about,
+            "pillow": pillow_reading(data), "pillowTurns": pillow_turns(data), "about": about,
         })
         return upright
 
