@@ -10,33 +10,44 @@ extension VisionImage {
   public func applyingOrientation() -> VisionImage {
     if orientation == .up { return self }
     let (w, h) = (width, height)
-    let turned = orientation.swapsSides
-    let (outWidth, outHeight) = turned ? (h, w) : (w, h)
-    // For each output pixel (u, v), the stored pixel (x, y) it comes from.
-    let source: (Int, Int) -> (Int, Int) =
+    let (outWidth, outHeight) = orientation.swapsSides ? (h, w) : (w, h)
+    // The stored pixel (x, y) an output pixel (u, v) comes from is affine in u and v:
+    // x = ax·u + bx·v + cx, y = ay·u + by·v + cy. So along an output row the stored index
+    // moves by a fixed step, and the copy needs no per-pixel arithmetic.
+    let (ax, bx, cx, ay, by, cy): (Int, Int, Int, Int, Int, Int) =
       switch orientation {
-      case .up: { u, v in (u, v) }
-      case .upMirrored: { u, v in (w - 1 - u, v) }
-      case .down: { u, v in (w - 1 - u, h - 1 - v) }
-      case .downMirrored: { u, v in (u, h - 1 - v) }
-      case .right: { u, v in (v, h - 1 - u) }  // turned a quarter clockwise
-      case .left: { u, v in (w - 1 - v, u) }  // turned a quarter counter-clockwise
-      case .leftMirrored: { u, v in (v, u) }  // transposed
-      case .rightMirrored: { u, v in (w - 1 - v, h - 1 - u) }  // transposed about the other diagonal
+      case .up: (1, 0, 0, 0, 1, 0)
+      case .upMirrored: (-1, 0, w - 1, 0, 1, 0)  // flipped left to right
+      case .down: (-1, 0, w - 1, 0, -1, h - 1)  // turned half a turn
+      case .downMirrored: (1, 0, 0, 0, -1, h - 1)  // flipped top to bottom
+      case .right: (0, 1, 0, -1, 0, h - 1)  // turned a quarter clockwise
+      case .left: (0, -1, w - 1, 1, 0, 0)  // turned a quarter counter-clockwise
+      case .leftMirrored: (0, 1, 0, 1, 0, 0)  // transposed
+      case .rightMirrored: (0, -1, w - 1, -1, 0, h - 1)  // transposed about the other diagonal
       }
-    var out = [UInt8](repeating: 0, count: pixels.count)
-    pixels.withUnsafeBufferPointer { stored in
-      out.withUnsafeMutableBufferPointer { upright in
-        for v in 0..<outHeight {
-          for u in 0..<outWidth {
-            let (x, y) = source(u, v)
-            let s = (y * w + x) * 3, d = (v * outWidth + u) * 3
-            upright[d] = stored[s]
-            upright[d + 1] = stored[s + 1]
-            upright[d + 2] = stored[s + 2]
+    let stepU = 3 * (ay * w + ax), stepV = 3 * (by * w + bx), origin = 3 * (cy * w + cx)
+    // A quarter turn reads the stored pixels down their columns; going tile by tile keeps the
+    // stored rows a tile reads in cache.
+    let tile = 64
+    let out = [UInt8](unsafeUninitializedCapacity: pixels.count) { upright, initialized in
+      pixels.withUnsafeBufferPointer { stored in
+        for v0 in stride(from: 0, to: outHeight, by: tile) {
+          for u0 in stride(from: 0, to: outWidth, by: tile) {
+            for v in v0..<min(v0 + tile, outHeight) {
+              var s = origin + v * stepV + u0 * stepU
+              var d = (v * outWidth + u0) * 3
+              for _ in u0..<min(u0 + tile, outWidth) {
+                upright[d] = stored[s]
+                upright[d + 1] = stored[s + 1]
+                upright[d + 2] = stored[s + 2]
+                s += stepU
+                d += 3
+              }
+            }
           }
         }
       }
+      initialized = pixels.count  // every output pixel is written once
     }
     // The size is that of a valid image with its sides swapped at most, so this cannot fail.
     return try! VisionImage(width: outWidth, height: outHeight, rgb: out)
