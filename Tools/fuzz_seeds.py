@@ -61,6 +61,10 @@ def geometry():
 
 def image():
     yield from small_codec_fixtures()
+    # Exif orientation blocks, sound and malformed (Tools/make_exif_fixtures.py), small ones only.
+    for path in sorted(glob.glob(os.path.join(ROOT, "Tests", "Fixtures", "exif", "*.*g"))):
+        if os.path.getsize(path) <= 8 * 1024:
+            yield "exif_" + os.path.basename(path), open(path, "rb").read()
 
 
 def y4m_stream(header, frames, frame_bytes, frame_line=b"FRAME"):

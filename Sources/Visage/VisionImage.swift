@@ -10,7 +10,8 @@ public struct VisionImage: Sendable {
   ///
   /// MediaPipe's iOS tasks map `.up`, `.right`, `.down` and `.left` to a rotation of the
   /// model's input; they refuse the mirrored orientations, and so does Visage (see
-  /// `rotationDegrees`).
+  /// `rotationDegrees`). `removingMirroring()` turns a mirrored image into an accepted one
+  /// showing the same picture, as decoding a file with a mirrored Exif tag does.
   public enum Orientation: String, Sendable, CaseIterable {
     /// The pixels are upright.
     case up

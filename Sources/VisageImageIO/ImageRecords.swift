@@ -16,11 +16,13 @@ public enum ImageRecords {
   }
 
   /// The record on `line`: the name its result goes under (`defaultSource` when the record
-  /// has none), and its image or the reason there is none. Never throws: a bad record is one
-  /// failed input, and the stream goes on. Images are decoded within `limits`.
+  /// has none), and its decoded image or the reason there is none. Never throws: a bad record
+  /// is one failed input, and the stream goes on. Images are decoded within `limits`, with
+  /// `orientation` as `DecodedImage(encoded:orientation:limits:)` takes it (`nil`: the
+  /// file's Exif orientation).
   public static func parse(
-    _ line: String, defaultSource: String, limits: ImageLimits = .default
-  ) -> (source: String, image: Result<VisionImage, any Error>) {
+    _ line: String, defaultSource: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default
+  ) -> (source: String, image: Result<DecodedImage, any Error>) {
     guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
       return (defaultSource, .failure(RecordError(description: "not a JSON object: expected {\"source\": ..., \"data\": <base64>}")))
     }
@@ -36,6 +38,6 @@ public enum ImageRecords {
     guard let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
       return (source, .failure(RecordError(description: "\"data\" is not valid base64")))
     }
-    return (source, Result { try VisionImage(encoded: [UInt8](bytes), limits: limits) })
+    return (source, Result { try DecodedImage(encoded: [UInt8](bytes), orientation: orientation, limits: limits) })
   }
 }

@@ -12,8 +12,9 @@ import Visage
 /// CMYK, so R = C·K/255, G = M·K/255, B = Y·K/255, rounded to nearest; files without the
 /// marker store plain ink amounts, so R = (255−C)(255−K)/255, and so on.
 ///
-/// Colour profiles and Exif orientation are ignored; pass the orientation to
-/// `VisionImage(encoded:orientation:)` if it matters.
+/// Colour profiles are ignored. This decoder gives the stored pixels only; the Exif
+/// orientation is read and applied by `VisionImage(encoded:orientation:limits:)` and
+/// `VisionImage(contentsOfFile:orientation:limits:)` (see `ExifOrientation`).
 public enum JPEG {
   /// Decodes a JPEG file held in memory.
   ///
@@ -23,7 +24,8 @@ public enum JPEG {
   /// warnings (junk bytes between segments, unknown JFIF or Adobe versions, a bad ICC marker)
   /// are ignored. A file with more than 500 scans is refused, to bound decoding time.
   ///
-  /// - Returns: an 8-bit RGB image with orientation `.up`.
+  /// - Returns: an 8-bit RGB image of the stored pixels, with orientation `.up` whatever the
+  ///   file's Exif says.
   /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
   ///   `VisionImage.maximumDimension` (checked before allocating),
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt` with

@@ -16,13 +16,15 @@ import Visage
 /// 8-bit RGB: palette entries and low bit depths are expanded, 16-bit samples are scaled with
 /// rounding (libpng's `png_set_scale_16`), alpha and tRNS transparency are dropped without
 /// compositing, and gray is replicated. gAMA, cHRM, sRGB and iCCP are ignored, as in MediaPipe
-/// and OpenCV: samples are used as stored.
+/// and OpenCV: samples are used as stored. An `eXIf` orientation is read and applied by
+/// `VisionImage(encoded:orientation:limits:)`, not here (see `ExifOrientation`).
 public enum PNG {
   /// Decodes a PNG file held in memory.
   ///
   /// The whole file must be present up to its IEND chunk; anything after IEND is ignored.
   ///
-  /// - Returns: an 8-bit RGB image with orientation `.up`.
+  /// - Returns: an 8-bit RGB image of the stored pixels, with orientation `.up` whatever the
+  ///   file's `eXIf` says.
   /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
   ///   `VisionImage.maximumDimension` (checked before allocating),
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt`

@@ -11,8 +11,13 @@ import Visage
 extension VisionImage {
   /// Reads a PNG or JPEG file, recognised by its first bytes whatever its name.
   ///
-  /// Pixels become 8-bit RGB as described for `PNG` and `JPEG`. Exif orientation is not read:
-  /// pass `orientation` if the stored picture is turned.
+  /// Pixels become 8-bit RGB as described for `PNG` and `JPEG`. `orientation` says how the
+  /// stored pixels are turned; `nil` (the default) takes it from the file's Exif orientation
+  /// tag, `.up` when there is none or it cannot be read (see `ExifOrientation`); pass `.up` to
+  /// ignore the tag. A mirrored orientation, read or given, is undone on the pixels by
+  /// `removingMirroring()` (they are flipped left to right and the orientation loses its
+  /// mirror), since the tasks refuse mirrored orientations as MediaPipe does: the image is the
+  /// same picture, and `applyingOrientation()` gives what Pillow's `exif_transpose` gives.
   ///
   /// The file is opened without blocking and must be a regular file, so a FIFO or a device
   /// given by mistake fails at once instead of waiting for data or reading without end.
@@ -20,26 +25,56 @@ extension VisionImage {
   /// - Throws: `ImageIOError`, naming `path`: `.unreadableFile` if it cannot be read or is not
   ///   a regular file, `.unknownFormat` if it is neither PNG nor JPEG, or a decoding error
   ///   (`.tooLarge` and `.tooManyPixels` past `limits`).
-  public init(contentsOfFile path: String, orientation: Orientation = .up, limits: ImageLimits = .default) throws {
+  public init(contentsOfFile path: String, orientation: Orientation? = nil, limits: ImageLimits = .default) throws {
+    self = try DecodedImage(contentsOfFile: path, orientation: orientation, limits: limits).image
+  }
+
+  /// Decodes a PNG or JPEG file held in memory, recognised by its first bytes, with
+  /// `orientation` as for `init(contentsOfFile:orientation:limits:)`.
+  ///
+  /// - Throws: `ImageIOError.unknownFormat` if the bytes start with neither the PNG signature
+  ///   nor the JPEG marker `FF D8 FF`, or a decoding error from `PNG.decode` or `JPEG.decode`.
+  public init(encoded bytes: [UInt8], orientation: Orientation? = nil, limits: ImageLimits = .default) throws {
+    self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits).image
+  }
+}
+
+/// A PNG or JPEG file decoded, with the Exif orientation it declares: for callers that report
+/// what was applied, such as the `visage` command line.
+public struct DecodedImage: Sendable {
+  /// The image, oriented as `VisionImage(contentsOfFile:orientation:limits:)` describes.
+  public var image: VisionImage
+  /// The orientation the file's Exif tag gives (`ExifOrientation.read(fromFile:)`), whether or
+  /// not it was applied; `nil` when there is none or it cannot be read.
+  public var exifOrientation: VisionImage.Orientation?
+  /// The orientation the file's stored pixels were taken to have: the one given, else the Exif
+  /// tag's, else `.up`. It differs from `image.orientation` only when mirrored, since `image`
+  /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
+  public var storedOrientation: VisionImage.Orientation
+
+  /// Reads a PNG or JPEG file; see `VisionImage(contentsOfFile:orientation:limits:)`.
+  public init(contentsOfFile path: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default) throws {
     let bytes = try ImageFile.bytes(atPath: path)
     do {
-      self = try VisionImage(encoded: bytes, orientation: orientation, limits: limits)
+      self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits)
     } catch let error as ImageIOError {
       throw error.naming(path)
     }
   }
 
-  /// Decodes a PNG or JPEG file held in memory, recognised by its first bytes.
-  ///
-  /// - Throws: `ImageIOError.unknownFormat` if the bytes start with neither the PNG signature
-  ///   nor the JPEG marker `FF D8 FF`, or a decoding error from `PNG.decode` or `JPEG.decode`.
-  public init(encoded bytes: [UInt8], orientation: Orientation = .up, limits: ImageLimits = .default) throws {
+  /// Decodes a PNG or JPEG file held in memory; see `VisionImage(encoded:orientation:limits:)`.
+  public init(encoded bytes: [UInt8], orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default) throws {
+    var decoded: VisionImage
     switch ImageFormat(sniffing: bytes) {
-    case .png: self = try PNG.decode(bytes, limits: limits)
-    case .jpeg: self = try JPEG.decode(bytes, limits: limits)
+    case .png: decoded = try PNG.decode(bytes, limits: limits)
+    case .jpeg: decoded = try JPEG.decode(bytes, limits: limits)
     case nil: throw ImageIOError.unknownFormat(path: nil, leadingBytes: Array(bytes.prefix(16)))
     }
-    self.orientation = orientation
+    // Read only once the pixels decode, so a file that is not an image costs no Exif search.
+    exifOrientation = ExifOrientation.read(fromFile: bytes)
+    storedOrientation = orientation ?? exifOrientation ?? .up
+    decoded.orientation = storedOrientation
+    image = decoded.removingMirroring()
   }
 }
 

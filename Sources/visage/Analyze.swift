@@ -76,7 +76,6 @@ struct Analyze: ParsableCommand {
   }
 
   private func report(_ faces: [Face], frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
-    let source = frame.source
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(faces)
@@ -86,7 +85,7 @@ struct Analyze: ParsableCommand {
       + [("faces", .array(faces.map(JSON.face)))]
     reporter.emit(
       .object(fields),
-      text: "\(source): \(faceCount(faces.count))" + faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined())
+      text: "\(frame.label): \(faceCount(faces.count))" + faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined())
   }
 
   private static func summary(_ face: Face, number: Int) -> String {

@@ -15,7 +15,7 @@ struct Canvas {
   /// Lines scale with the image so annotations stay visible on large photos.
   var lineWidth: Int { max(2, min(width, height) / 256) }
 
-  /// The annotated image, in the source's stored orientation.
+  /// The annotated image: the picture the task ran on, upright unless `--ignore-exif`.
   func image() throws -> VisionImage { try VisionImage(width: width, height: height, rgb: pixels) }
 
   /// Fills the rectangle [x0, x1) × [y0, y1), clipped to the image.

@@ -67,7 +67,7 @@ struct Detect: ParsableCommand {
     let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
     reporter.emit(
       .object(fields + [("detections", .array(result.detections.map(JSON.detection)))]),
-      text: "\(frame.source): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
+      text: "\(frame.label): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
         let b = d.boundingBox
         return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height))
       }.joined())
@@ -77,10 +77,14 @@ struct Detect: ParsableCommand {
 /// "1 face", "3 faces": how every text summary starts.
 func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")" }
 
-/// The fields every result line starts with: source, width, height and, in video and
-/// live-stream mode, the timestamp.
+/// The fields every result line starts with: source, the upright picture's width and height,
+/// the orientation applied and the file's Exif orientation, and, in video and live-stream
+/// mode, the timestamp.
 func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(String, JSON)] {
-  var fields: [(String, JSON)] = [("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height))]
+  var fields: [(String, JSON)] = [
+    ("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height)),
+    ("orientation", .string(frame.orientation.rawValue)), ("exifOrientation", frame.exifOrientation.map { .int($0.exifValue) } ?? .null),
+  ]
   if let timestampMs { fields.append(("timestampMs", .int(timestampMs))) }
   return fields
 }

@@ -24,6 +24,9 @@ struct FrameOptions: ParsableArguments {
   @Option(help: "Write a PNG with the results drawn (a folder when several inputs).")
   var annotate: String?
 
+  @Flag(help: "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them).")
+  var ignoreExif = false
+
   func validate() throws {
     if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
     guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
@@ -33,7 +36,8 @@ struct FrameOptions: ParsableArguments {
   /// the frames get timestamps (video and live-stream mode), and so need a usable rate.
   func open(timestamped: Bool) throws -> (InputFrames, Reporter) {
     let frames = try InputFrames(
-      arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped, format: inputFormat)
+      arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped, format: inputFormat,
+      honorsExif: !ignoreExif)
     return (frames, Reporter(format: output ?? .automatic, total: frames.count))
   }
 }

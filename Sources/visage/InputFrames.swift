@@ -8,7 +8,35 @@ import VisageImageIO
 struct Frame {
   let index: Int
   let source: String
+  /// The picture upright, as a viewer shows it: the tasks run on it, so every position they
+  /// report, and the annotation, is in the upright picture.
   let image: Result<VisionImage, any Error>
+  /// What was applied to the file's stored pixels to make `image`: its Exif orientation,
+  /// unless `--ignore-exif` (then `.up`).
+  var orientation: VisionImage.Orientation = .up
+  /// The file's Exif orientation, applied or not; `nil` when it has none (or it cannot be
+  /// read), and for the frames of a stream.
+  var exifOrientation: VisionImage.Orientation? = nil
+
+  init(index: Int, source: String, image: Result<VisionImage, any Error>) {
+    (self.index, self.source, self.image) = (index, source, image)
+  }
+
+  /// How the text output names the frame: its source and, when the file has an Exif
+  /// orientation other than 1, whether it was turned by it.
+  var label: String {
+    guard let exif = exifOrientation, exif != .up else { return source }
+    return orientation == .up
+      ? "\(source) (Exif orientation \(exif.exifValue) ignored)" : "\(source) (turned upright: Exif orientation \(exif.exifValue))"
+  }
+
+  /// An encoded file's frame: `decoded` turned upright.
+  init(index: Int, source: String, decoded: Result<DecodedImage, any Error>) {
+    self.init(index: index, source: source, image: decoded.map { $0.image.applyingOrientation() })
+    if case .success(let file) = decoded {
+      (orientation, exifOrientation) = (file.storedOrientation, file.exifOrientation)
+    }
+  }
 }
 
 /// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
@@ -33,11 +61,18 @@ final class InputFrames {
   let fps: Double
   /// How many inputs there are, when that is known before reading them.
   let count: Int?
+  /// The orientation encoded files are decoded with: `nil`, their Exif tag's, unless
+  /// `--ignore-exif`, then `.up`.
+  private let imposedOrientation: VisionImage.Orientation?
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
   /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the
   /// frames are `timestamped`, since still images do not need one.
-  init(arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool, format: InputFormat = .files) throws {
+  init(
+    arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool, format: InputFormat = .files,
+    honorsExif: Bool = true
+  ) throws {
+    imposedOrientation = honorsExif ? nil : .up
     if format == .jsonl {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
@@ -95,11 +130,11 @@ final class InputFrames {
     case .paths(let paths):
       guard index < paths.count else { return nil }
       nextIndex += 1
-      return Frame(index: index, source: paths[index], image: Result { try VisionImage(contentsOfFile: paths[index]) })
+      return fileFrame(index, path: paths[index])
     case .lines(let nextPath):
       guard let path = nextPath() else { return nil }
       nextIndex += 1
-      return Frame(index: index, source: path, image: Result { try VisionImage(contentsOfFile: path) })
+      return fileFrame(index, path: path)
     case .records(let reader, let name):
       while let line = reader.next() {
         // Records are numbered by line, blank lines included, so a message points at its line.
@@ -107,8 +142,8 @@ final class InputFrames {
         nextLine += 1
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
-        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)")
-        return Frame(index: index, source: record.source, image: record.image)
+        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: imposedOrientation)
+        return Frame(index: index, source: record.source, decoded: record.image)
       }
       return nil
     case .stream(let reader, let stream):
@@ -124,6 +159,11 @@ final class InputFrames {
         return Frame(index: index, source: name, image: .failure(error))
       }
     }
+  }
+
+  /// The frame of the image file at `path`.
+  private func fileFrame(_ index: Int, path: String) -> Frame {
+    Frame(index: index, source: path, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: imposedOrientation) })
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one

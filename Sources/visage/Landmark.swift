@@ -98,7 +98,7 @@ struct Landmark: ParsableCommand {
         .array(m.rows.map { .array($0.map(JSON.float)) })
       })))
     }
-    reporter.emit(.object(fields), text: "\(frame.source): " + summary(result))
+    reporter.emit(.object(fields), text: "\(frame.label): " + summary(result))
   }
 
   /// "1 face" and, per face, its landmarks' normalized bounding box and its strongest blendshapes.

@@ -15,6 +15,8 @@ import VisageTestSupport
     let run = try CLI.run(["detect", Self.astronaut, "--output", "json"])
     #expect(run.status == 0)
     let line = try #require(try run.jsonLines().first)
+    // A PNG without Exif: nothing turned, no tag.
+    #expect(line["orientation"] as? String == "up" && line["exifOrientation"] is NSNull)
     let detections = try #require(line["detections"] as? [[String: Any]])
     #expect(detections.count == 1)
     let box = try #require(detections[0]["boundingBox"] as? [String: Int])

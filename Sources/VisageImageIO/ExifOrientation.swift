@@ -1,0 +1,163 @@
+import Visage
+
+/// The Exif orientation tag (0x0112) of JPEG and PNG files.
+///
+/// A JPEG carries Exif in an APP1 segment that starts with `Exif\0\0`; a PNG in an `eXIf`
+/// chunk. Both hold the same TIFF structure: a byte-order mark (`II` little-endian, `MM`
+/// big-endian), the number 42, the offset of the first directory (IFD0), and in IFD0 an entry
+/// with tag 0x0112, type SHORT, count 1, whose value 1...8 says how the stored pixels are
+/// turned and mirrored.
+///
+/// Exif comes from cameras, phones and editors of every quality, and from anyone who writes a
+/// file by hand, so nothing in it is trusted: every offset and count is checked against the
+/// bytes actually present, and anything out of line (a short block, an offset past the end, a
+/// directory larger than its block, a tag of the wrong type or count, a value outside 1...8)
+/// makes the orientation absent, never an error. Only IFD0 is read and no link between
+/// directories is followed, so a directory chain that loops back on itself cannot make the
+/// reader run on; a loop elsewhere in the file does not spoil a good IFD0.
+public enum ExifOrientation {
+  /// The orientation the Exif data of a PNG or JPEG file gives, or `nil` when the file has
+  /// none, it cannot be read (see above), or the bytes are neither PNG nor JPEG.
+  ///
+  /// The first Exif block is used, as Pillow and libpng do: the first `Exif` APP1 segment
+  /// before a JPEG's scan data, the first `eXIf` chunk of a PNG (whose CRC must be right, as
+  /// libpng requires for ancillary chunks).
+  public static func read(fromFile bytes: [UInt8]) -> VisionImage.Orientation? {
+    let tiff: ArraySlice<UInt8>?
+    switch ImageFormat(sniffing: bytes) {
+    case .jpeg: tiff = jpegExif(bytes)
+    case .png: tiff = pngExif(bytes)
+    case nil: tiff = nil
+    }
+    return tiff.flatMap(read(fromTIFF:))
+  }
+
+  /// The orientation in a TIFF structure (the bytes after `Exif\0\0`, or an `eXIf` chunk's
+  /// data), or `nil` when it has none or it cannot be read.
+  public static func read(fromTIFF tiff: ArraySlice<UInt8>) -> VisionImage.Orientation? {
+    let base = tiff.startIndex
+    let bigEndian: Bool
+    switch (tiff.first, tiff.dropFirst().first) {
+    case (0x49, 0x49): bigEndian = false  // "II"
+    case (0x4D, 0x4D): bigEndian = true  // "MM"
+    default: return nil
+    }
+    // Offsets are relative to the start of the TIFF header; every read is checked here.
+    func integer(at offset: Int, size: Int) -> Int? {
+      guard offset >= 0, size <= tiff.count, offset <= tiff.count - size else { return nil }
+      var value = 0
+      for i in 0..<size {
+        let byte = Int(tiff[base + offset + (bigEndian ? i : size - 1 - i)])
+        value = value << 8 | byte
+      }
+      return value
+    }
+    guard integer(at: 2, size: 2) == 42, let directory = integer(at: 4, size: 4) else { return nil }
+    // IFD0 cannot overlap the 8-byte header; its entry table must be wholly present.
+    guard directory >= 8, let count = integer(at: directory, size: 2), count > 0,
+      directory + 2 + 12 * count <= tiff.count
+    else { return nil }
+    for entry in 0..<count {
+      let at = directory + 2 + 12 * entry
+      guard integer(at: at, size: 2) == 0x0112 else { continue }
+      // SHORT (type 3), one value, held in the first two bytes of the value field.
+      guard integer(at: at + 2, size: 2) == 3, integer(at: at + 4, size: 4) == 1,
+        let value = integer(at: at + 8, size: 2)
+      else { return nil }
+      return VisionImage.Orientation(exifValue: value)
+    }
+    return nil
+  }
+
+  /// The TIFF structure of a JPEG's first `Exif` APP1 segment before its scan data.
+  ///
+  /// Markers are found as libjpeg finds them: bytes other than 0xFF between segments are
+  /// skipped, as are 0xFF fill bytes before a marker code.
+  static func jpegExif(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
+    var i = 2  // after SOI
+    while i < bytes.count {
+      while i < bytes.count, bytes[i] != 0xFF { i += 1 }
+      while i < bytes.count, bytes[i] == 0xFF { i += 1 }
+      guard i < bytes.count else { return nil }
+      let marker = bytes[i]
+      i += 1
+      switch marker {
+      case 0x00, 0x01, 0xD0...0xD8: continue  // a stuffed zero, TEM, RSTn, SOI: no length
+      case 0xD9, 0xDA: return nil  // EOI, SOS: no Exif before the image data
+      default: break
+      }
+      guard i + 2 <= bytes.count else { return nil }
+      let length = Int(bytes[i]) << 8 | Int(bytes[i + 1])  // counts its own two bytes
+      guard length >= 2, length <= bytes.count - i else { return nil }
+      let segment = bytes[(i + 2)..<(i + length)]
+      if marker == 0xE1, segment.starts(with: exifHeader) {
+        return segment.dropFirst(exifHeader.count)
+      }
+      i += length
+    }
+    return nil
+  }
+
+  /// The data of a PNG's first `eXIf` chunk, if its CRC is right.
+  static func pngExif(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
+    var i = ImageFormat.pngSignature.count
+    while bytes.count - i >= 12 {
+      let length = bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
+      guard length <= bytes.count - i - 12 else { return nil }
+      let type = bytes[(i + 4)..<(i + 8)]
+      if type.elementsEqual("IEND".utf8) { return nil }
+      if type.elementsEqual("eXIf".utf8) {
+        let stored = bytes[(i + 8 + length)..<(i + 12 + length)].reduce(0) { $0 << 8 | UInt32($1) }
+        return crc32(bytes[(i + 4)..<(i + 8 + length)]) == stored ? bytes[(i + 8)..<(i + 8 + length)] : nil
+      }
+      i += 12 + length
+    }
+    return nil
+  }
+
+  /// What a JPEG APP1 segment holding Exif starts with.
+  private static let exifHeader: [UInt8] = Array("Exif\0\0".utf8)
+
+  /// The CRC-32 PNG chunks carry (ISO 3309, reflected polynomial 0xEDB88320), over type and data.
+  private static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+      crc ^= UInt32(byte)
+      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
+  }
+}
+
+extension VisionImage.Orientation {
+  /// The orientation an Exif orientation value stands for: 1 up, 2 up mirrored, 3 down,
+  /// 4 down mirrored, 5 left mirrored, 6 right, 7 right mirrored, 8 left (the meaning
+  /// `UIImage.Orientation` gives these names). `nil` outside 1...8.
+  public init?(exifValue: Int) {
+    switch exifValue {
+    case 1: self = .up
+    case 2: self = .upMirrored
+    case 3: self = .down
+    case 4: self = .downMirrored
+    case 5: self = .leftMirrored
+    case 6: self = .right
+    case 7: self = .rightMirrored
+    case 8: self = .left
+    default: return nil
+    }
+  }
+
+  /// The Exif orientation value, 1...8, with this meaning.
+  public var exifValue: Int {
+    switch self {
+    case .up: 1
+    case .upMirrored: 2
+    case .down: 3
+    case .downMirrored: 4
+    case .leftMirrored: 5
+    case .right: 6
+    case .rightMirrored: 7
+    case .left: 8
+    }
+  }
+}
