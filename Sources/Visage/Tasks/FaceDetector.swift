@@ -12,13 +12,15 @@ import VisageTFLite
 /// Numbers follow MediaPipe's CPU graph step by step (letterbox, OpenCV's fixed-point warp,
 /// SSD anchors, sigmoid scores, weighted non-maximum suppression, projection, pixel
 /// rounding), so results match `mediapipe` to within its own float noise. A full-range
-/// model (192×192) is accepted too, for faces far from the camera.
+/// model (192×192) is accepted too, for faces far from the camera. Beyond MediaPipe,
+/// `searchesAllScales` and `searchesAnyRotation` widen the search to every face size and to
+/// sideways and upside-down faces, at several times the cost.
 ///
 /// Every method may be called from any thread; calls are serialised internally.
 public final class FaceDetector: @unchecked Sendable {
   /// The options the detector was created with.
   public let options: FaceDetectorOptions
-  /// Whether the model is the short-range or the full-range detector.
+  /// Whether the model (the one run on the whole image) is the full-range detector.
   public var isFullRange: Bool { search.primary.range == .full }
 
   private let search: FaceSearch
