@@ -25,8 +25,11 @@ struct Analyze: ParsableCommand {
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
 
-  @Option(help: "fast (short-range detector) or accurate (full-range detector: small and distant faces too).")
+  @Option(help: "fast (short-range detector) or accurate (every scale, as detect --range all: small, distant and close-up faces).")
   var performance: FaceAnalyzerOptions.PerformanceMode = .fast
+
+  @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
+  var anyRotation = false
 
   @Flag(help: "Report the ten landmarks of each face.")
   var landmarks = false
@@ -62,6 +65,7 @@ struct Analyze: ParsableCommand {
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
       classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)
     options.maximumFaceCount = maxFaces
+    options.searchesAnyRotation = anyRotation
     if model == nil && performance == .accurate {
       options.fullRangeDetectorModelAssetPath = try BundledWeights.model(named: "face_detection_full_range")
     }

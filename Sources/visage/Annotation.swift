@@ -1,3 +1,4 @@
+import Foundation
 import Visage
 
 /// Draws results onto a copy of an image's RGB pixels, for `--annotate`.
@@ -48,13 +49,21 @@ struct Canvas {
     fill(x0: cx - r, y0: cy - r, x1: cx + r + 1, y1: cy + r + 1, color: color)
   }
 
-  /// Boxes in green; keypoints in one colour per kind (eyes blue, nose red, mouth
+  /// Boxes in green, each with a green tick from its centre towards the top of the face (its
+  /// in-plane rotation); keypoints in one colour per kind (eyes blue, nose red, mouth
   /// yellow, tragions magenta).
   mutating func draw(_ result: FaceDetectorResult) {
     let colors: [(UInt8, UInt8, UInt8)] = [(0, 128, 255), (0, 128, 255), (255, 0, 0), (255, 220, 0), (255, 0, 255), (255, 0, 255)]
     for detection in result.detections {
       let b = detection.boundingBox
       strokeRect(x: Int(b.minX), y: Int(b.minY), width: Int(b.width), height: Int(b.height), color: (0, 255, 0))
+      if let degrees = detection.inPlaneRotation(imageWidth: width, imageHeight: height) {
+        // The eye line turned a quarter counter-clockwise on screen points to the forehead.
+        let angle = degrees * .pi / 180, reach = Double(min(b.width, b.height)) / 2
+        line(
+          from: (Double(b.midX), Double(b.midY)), to: (Double(b.midX) + sin(angle) * reach, Double(b.midY) - cos(angle) * reach),
+          thickness: lineWidth, color: (0, 255, 0))
+      }
       for (k, keypoint) in (detection.keypoints ?? []).enumerated() {
         dot(x: keypoint.location.x * Double(width), y: keypoint.location.y * Double(height), color: colors[k % colors.count])
       }

@@ -14,6 +14,7 @@ struct Detect: ParsableCommand {
       Examples:
         visage detect Tests/Fixtures/images/astronaut.png --annotate out/astronaut.png
         visage detect --range full --output json photos/*.jpg
+        visage detect --range all --any-rotation --annotate out/ photos/*.jpg
         visage detect --running-mode video --fps 25 frames/*.png
       """)
 
@@ -22,8 +23,11 @@ struct Detect: ParsableCommand {
   @Option(help: "A detector .tflite or a .task bundle (default: the bundled short-range detector).")
   var model: String?
 
-  @Option(help: "short (128×128, faces within ~2 m) or full (192×192, faces up to ~5 m).")
+  @Option(help: "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, and the full range on tiles: every face from ~20 px up; slower).")
   var range: DetectorRange = .short
+
+  @Flag(help: "Also search the image turned by 90°, 180° and 270° (sideways and upside-down faces; ~4× the time).")
+  var anyRotation = false
 
   @Option(help: "Lowest score reported, 0...1.")
   var minDetectionConfidence: Float = 0.5
@@ -38,7 +42,7 @@ struct Detect: ParsableCommand {
     guard (0...1).contains(minDetectionConfidence), (0...1).contains(minSuppressionThreshold) else {
       throw ValidationError("--min-detection-confidence and --min-suppression-threshold must be in 0...1")
     }
-    if model != nil && range == .full { throw ValidationError("give either --model or --range full, not both") }
+    if model != nil && range != .short { throw ValidationError("give either --model or --range \(range), not both") }
   }
 
   func run() throws {
@@ -47,6 +51,8 @@ struct Detect: ParsableCommand {
       baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath(), threadCount: io.threads),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
       minSuppressionThreshold: minSuppressionThreshold)
+    try range.configure(allScales: &options.searchesAllScales, fullRangePath: &options.fullRangeDetectorModelAssetPath)
+    options.searchesAnyRotation = anyRotation
     do {
       try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") { handler -> FaceDetector in
         options.liveStreamHandler = handler
@@ -66,10 +72,11 @@ struct Detect: ParsableCommand {
     }
     let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
     reporter.emit(
-      .object(fields + [("detections", .array(result.detections.map(JSON.detection)))]),
+      .object(fields + [("detections", .array(result.detections.map { JSON.detection($0, image: image) }))]),
       text: "\(frame.label): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
         let b = d.boundingBox
-        return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height))
+        let turn = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height) ?? 0
+        return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d, rotation %.0f°", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height), turn)
       }.joined())
   }
 }
@@ -89,13 +96,21 @@ func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(S
   return fields
 }
 
-
-/// `--range`: which bundled detector.
+/// `--range`: which bundled detector, or all of them.
 enum DetectorRange: String, ExpressibleByArgument, CaseIterable {
-  case short, full
+  case short, full, all
 
+  /// The model that runs on the whole image: the full-range one for `full`, else the short-range one.
   func bundledPath() throws -> String {
-    try BundledWeights.model(named: self == .short ? "face_detector" : "face_detection_full_range")
+    try BundledWeights.model(named: self == .full ? "face_detection_full_range" : "face_detector")
+  }
+
+  /// Sets a task's all-scales options for `all`: the short-range model is then the task's
+  /// own, and the full-range one comes from the bundled weights.
+  func configure(allScales: inout Bool, fullRangePath: inout String?) throws {
+    guard self == .all else { return }
+    allScales = true
+    fullRangePath = try BundledWeights.model(named: "face_detection_full_range")
   }
 }
 
@@ -114,9 +129,11 @@ enum CLIRunningMode: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension JSON {
-  /// A detection as the contract writes it: integer pixel box, categories, keypoints.
-  static func detection(_ d: Detection) -> JSON {
+  /// A detection as the contract writes it: integer pixel box, categories, keypoints, and the
+  /// in-plane rotation in degrees (clockwise, from the eye line).
+  static func detection(_ d: Detection, image: VisionImage) -> JSON {
     let b = d.boundingBox
+    let rotation = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height).map { JSON.float(Float($0)) }
     return .object([
       ("boundingBox", .object([("originX", .int(Int(b.minX))), ("originY", .int(Int(b.minY))), ("width", .int(Int(b.width))), ("height", .int(Int(b.height)))])),
       ("categories", .array(d.categories.map { c in
@@ -125,6 +142,7 @@ extension JSON {
       ("keypoints", .array((d.keypoints ?? []).map { k in
         .object([("x", .float(Float(k.location.x))), ("y", .float(Float(k.location.y))), ("label", k.label.map(JSON.string) ?? .null)])
       })),
+      ("rotation", rotation ?? .null),
     ])
   }
 }

@@ -24,8 +24,11 @@ struct Landmark: ParsableCommand {
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
 
-  @Option(help: "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m) or full (full range, small faces too).")
+  @Option(help: "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, and the full range on tiles; slower).")
   var detectorRange: DetectorRange = .short
+
+  @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
+  var anyRotation = false
 
   @Option(help: "The most faces to find, at least 1.")
   var numFaces: Int = 1
@@ -73,6 +76,8 @@ struct Landmark: ParsableCommand {
     options.outputFacialTransformationMatrixes = transformationMatrices
     options.landmarkSmoothing = smoothing.value
     if detectorRange == .full { options.faceDetectorModelAssetPath = try detectorRange.bundledPath() }
+    try detectorRange.configure(allScales: &options.searchesAllScales, fullRangePath: &options.fullRangeDetectorModelAssetPath)
+    options.searchesAnyRotation = anyRotation
     do {
       try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") { handler -> FaceLandmarker in
         options.liveStreamHandler = handler

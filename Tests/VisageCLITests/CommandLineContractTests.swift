@@ -24,6 +24,19 @@ import VisageTestSupport
     #expect((detections[0]["keypoints"] as? [Any])?.count == 6)
   }
 
+  @Test func detectSearchesAllScalesAndTurnsWithARotationPerFace() throws {
+    let run = try CLI.run(["detect", Self.astronaut, "--range", "all", "--any-rotation", "--output", "json"])
+    #expect(run.status == 0)
+    let detections = try #require(try run.jsonLines().first?["detections"] as? [[String: Any]])
+    let upright = try #require(detections.first)
+    #expect((upright["keypoints"] as? [Any])?.count == 6)
+    // The astronaut's eye line rises about 5° to the image's right: a small turn, not a quarter.
+    let rotation = try #require(upright["rotation"] as? Double)
+    #expect(abs(rotation) < 15, "\(rotation)")
+    let refused = try CLI.run(["detect", Self.astronaut, "--model", "Weights/face_landmarker.task", "--range", "all"])
+    #expect(refused.status == 2)
+  }
+
   @Test func landmarkWritesLandmarksBlendshapesMatricesAndAnnotation() throws {
     // In a folder that does not exist yet, as in the README's first command.
     let annotation = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString)/out/astronaut.png"

@@ -29,17 +29,8 @@ public final class FaceAnalyzer: @unchecked Sendable {
   /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
   public init(options: FaceAnalyzerOptions) throws {
     try options.validate()
-    var detector: TFLiteModel?
-    if options.performanceMode == .accurate {
-      let path = options.fullRangeDetectorPath
-      do { detector = try FaceDetector.loadModel(path) } catch {
-        throw VisionTaskError.invalidModel(
-          "accurate performance mode needs the full-range detector, which could not be loaded from \(path) "
-            + "(set fullRangeDetectorModelAssetPath): \(error)")
-      }
-    }
     self.options = options
-    landmarker = try FaceLandmarker(options: options.landmarkerOptions, detectorModel: detector)
+    landmarker = try FaceLandmarker(options: options.landmarkerOptions)
   }
 
   /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry

@@ -7,7 +7,8 @@ public struct FaceAnalyzerOptions: Sendable {
   public enum PerformanceMode: String, Sendable, CaseIterable {
     /// The short-range detector (faces within about 2 m of the camera).
     case fast
-    /// The full-range detector, which also finds small and distant faces (up to about 5 m).
+    /// Every scale: the short-range detector on the whole image and the full-range one on the
+    /// whole image and on tiles, so small, distant and close-up faces are all found.
     case accurate
   }
 
@@ -45,6 +46,9 @@ public struct FaceAnalyzerOptions: Sendable {
   public var runningMode: RunningMode
   /// Fast or accurate. Default `.fast`.
   public var performanceMode: PerformanceMode
+  /// Visage: also look for faces in the image turned by 90°, 180° and 270°, so sideways and
+  /// upside-down faces are analyzed too; four times the detector's work. Default false.
+  public var searchesAnyRotation: Bool = false
   /// Landmarks or none. Default `.none`.
   public var landmarkMode: LandmarkMode
   /// Contours or none. Default `.none`.
@@ -87,9 +91,7 @@ public struct FaceAnalyzerOptions: Sendable {
 
   /// The full-range detector's path for `.accurate`.
   var fullRangeDetectorPath: String {
-    if let fullRangeDetectorModelAssetPath { return fullRangeDetectorModelAssetPath }
-    let bundle = URL(fileURLWithPath: baseOptions.modelAssetPath)
-    return bundle.deletingLastPathComponent().appendingPathComponent("face_detection_full_range.tflite").path
+    fullRangeDetectorModelAssetPath ?? FaceDetector.siblingFullRangePath(of: baseOptions.modelAssetPath)
   }
 
   /// The landmarker options that compute what these options ask for.
@@ -97,7 +99,11 @@ public struct FaceAnalyzerOptions: Sendable {
     var options = FaceLandmarkerOptions(
       baseOptions: baseOptions, runningMode: runningMode, numFaces: maximumFaceCount,
       outputFaceBlendshapes: classificationMode == .all, outputFacialTransformationMatrixes: true)
-    if performanceMode == .accurate { options.faceDetectorModelAssetPath = fullRangeDetectorPath }
+    if performanceMode == .accurate {
+      options.searchesAllScales = true
+      options.fullRangeDetectorModelAssetPath = fullRangeDetectorPath
+    }
+    options.searchesAnyRotation = searchesAnyRotation
     return options
   }
 }

@@ -59,6 +59,21 @@ public struct Detection: Sendable, Equatable, Hashable {
   }
 }
 
+extension Detection {
+  /// Visage: how far the face is turned in the image plane, in degrees in (−180, 180]:
+  /// the direction of the line from the eye on the image's left of an upright face to the
+  /// other (keypoints 0 → 1, the line MediaPipe turns a face's landmark region by), measured
+  /// clockwise on screen in pixels. 0 is upright, 90 a face whose top points right, 180 an
+  /// upside-down face. Nil without the two eye keypoints.
+  public func inPlaneRotation(imageWidth: Int, imageHeight: Int) -> Double? {
+    guard let k = keypoints, k.count >= 2 else { return nil }
+    let dx = (k[1].location.x - k[0].location.x) * Double(imageWidth)
+    let dy = (k[1].location.y - k[0].location.y) * Double(imageHeight)
+    let degrees = atan2(dy, dx) * 180 / .pi
+    return degrees == -180 ? 180 : degrees
+  }
+}
+
 /// The six face keypoints in the order the detector outputs them.
 ///
 /// Left and right follow MediaPipe's documentation of the face detector, which names the

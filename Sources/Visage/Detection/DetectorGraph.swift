@@ -49,9 +49,24 @@ final class DetectorGraph {
   /// MediaPipe's tasks turn it: detections in normalized coordinates of the stored image,
   /// after non-maximum suppression, best first.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError) -> [RawDetection] {
-    let degrees: Int
-    do { degrees = try image.orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
-    let rect = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: image.width, imageHeight: image.height)
+    let rect = NormalizedRect.wholeImage(
+      rotationDegrees: try image.rotationDegrees(), imageWidth: image.width, imageHeight: image.height)
+    let (raw, matrix) = try run(image, rect: rect, minScore: minScore)
+    return NonMaxSuppression.weighted(raw, threshold: suppressionThreshold).map { $0.projected(by: matrix) }
+  }
+
+  /// Every detection scoring at least `minScore` in `rect` of `image`, before suppression,
+  /// projected to normalized image coordinates: one pass of a wider search whose passes are
+  /// suppressed together.
+  func candidates(_ image: VisionImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection] {
+    let (raw, matrix) = try run(image, rect: rect, minScore: minScore)
+    return raw.map { $0.projected(by: matrix) }
+  }
+
+  /// One model run on `rect`: the decoded detections in tensor coordinates and the map out.
+  private func run(
+    _ image: VisionImage, rect: NormalizedRect, minScore: Float
+  ) throws(VisionTaskError) -> ([RawDetection], ProjectionMatrix) {
     let matrix = try interpreter.withInput(0) { tensor in
       Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
     }.get()
@@ -59,7 +74,15 @@ final class DetectorGraph {
     let raw = interpreter.withOutput(0) { boxes in
       interpreter.withOutput(1) { scores in decoder.decode(boxes: boxes, scores: scores, minScore: minScore) }
     }
-    return NonMaxSuppression.weighted(raw, threshold: suppressionThreshold).map { $0.projected(by: matrix) }
+    return (raw, matrix)
+  }
+}
+
+extension VisionImage {
+  /// The clockwise turn that makes the image upright, as a task error when the orientation
+  /// is one the detectors refuse.
+  func rotationDegrees() throws(VisionTaskError) -> Int {
+    do { return try orientation.rotationDegrees() } catch { throw .invalidImage("\(error)") }
   }
 }
 

@@ -29,13 +29,7 @@ public final class FaceLandmarker: @unchecked Sendable {
   }
 
   /// Creates a landmarker; throws `VisionTaskError` for bad options or an unusable bundle.
-  public convenience init(options: FaceLandmarkerOptions) throws {
-    try self.init(options: options, detectorModel: nil)
-  }
-
-  /// As `init(options:)`, with the detector model already loaded (`FaceAnalyzer` loads its
-  /// full-range detector itself, to say what is wrong with it in its own terms).
-  init(options: FaceLandmarkerOptions, detectorModel: TFLiteModel?) throws {
+  public init(options: FaceLandmarkerOptions) throws {
     try options.validate()
     self.options = options
     let path = options.baseOptions.modelAssetPath
@@ -48,10 +42,12 @@ public final class FaceLandmarker: @unchecked Sendable {
     }
     // One set of threads for all three models, which run one after another.
     let pool = try options.baseOptions.threadPool()
-    let detector = try DetectorGraph(
-      model: detectorModel ?? options.faceDetectorModelAssetPath.map(FaceDetector.loadModel)
-        ?? model("face_detector.tflite"),
-      pool: pool)
+    let detector = try FaceSearch(
+      primary: DetectorGraph(
+        model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"), pool: pool),
+      allScales: options.searchesAllScales,
+      fullRangePath: options.fullRangeDetectorModelAssetPath ?? FaceDetector.siblingFullRangePath(of: path),
+      anyRotation: options.searchesAnyRotation, pool: pool)
     let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
     var blendshapes: BlendshapeGraph?
     if options.outputFaceBlendshapes {

@@ -19,8 +19,8 @@ public enum LandmarkSmoothing: Sendable {
   case everyFace
 }
 
-/// How to build a `FaceLandmarker`: MediaPipe's `FaceLandmarkerOptions`, plus two Visage
-/// extensions (`faceDetectorModelAssetPath`, `landmarkSmoothing`).
+/// How to build a `FaceLandmarker`: MediaPipe's `FaceLandmarkerOptions`, plus Visage
+/// extensions (the detector's model and search, `landmarkSmoothing`).
 public struct FaceLandmarkerOptions: Sendable {
   /// The `face_landmarker.task` bundle.
   public var baseOptions: BaseOptions
@@ -49,6 +49,17 @@ public struct FaceLandmarkerOptions: Sendable {
   public var faceDetectorModelAssetPath: String?
   /// Visage: how landmarks are smoothed in video and live stream. Default `.everyFace`.
   public var landmarkSmoothing: LandmarkSmoothing
+  /// Visage: find new faces at every scale, as `FaceDetectorOptions.searchesAllScales` does
+  /// (the short-range detector on the whole image, the full-range one on the whole image
+  /// and on tiles). Default false.
+  public var searchesAllScales: Bool
+  /// Visage: the full-range detector for `searchesAllScales`; nil means
+  /// `face_detection_full_range.tflite` in the folder of the bundle.
+  public var fullRangeDetectorModelAssetPath: String?
+  /// Visage: also look for new faces in the image turned by 90°, 180° and 270°; each face's
+  /// landmark region is then turned by its eye line as usual, so sideways and upside-down
+  /// faces get their landmarks. Four times the detector's work. Default false.
+  public var searchesAnyRotation: Bool
 
   /// Creates options with MediaPipe's defaults.
   public init(
@@ -66,6 +77,8 @@ public struct FaceLandmarkerOptions: Sendable {
     self.outputFaceBlendshapes = outputFaceBlendshapes
     self.outputFacialTransformationMatrixes = outputFacialTransformationMatrixes
     self.landmarkSmoothing = .everyFace
+    self.searchesAllScales = false
+    self.searchesAnyRotation = false
   }
 
   func validate() throws(VisionTaskError) {

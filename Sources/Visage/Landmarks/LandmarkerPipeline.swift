@@ -13,7 +13,7 @@ final class LandmarkerPipeline {
     var transformationMatrix: Matrix4x4?
   }
 
-  private let detector: DetectorGraph
+  private let detector: FaceSearch
   private let landmarks: LandmarkGraph
   private let blendshapes: BlendshapeGraph?
   private let geometry: FaceGeometry?
@@ -25,7 +25,7 @@ final class LandmarkerPipeline {
   private var smoothers: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
 
   init(
-    detector: DetectorGraph, landmarks: LandmarkGraph, blendshapes: BlendshapeGraph?, geometry: FaceGeometry?,
+    detector: FaceSearch, landmarks: LandmarkGraph, blendshapes: BlendshapeGraph?, geometry: FaceGeometry?,
     options: FaceLandmarkerOptions
   ) {
     self.detector = detector

@@ -12,16 +12,18 @@ import VisageTFLite
 /// Numbers follow MediaPipe's CPU graph step by step (letterbox, OpenCV's fixed-point warp,
 /// SSD anchors, sigmoid scores, weighted non-maximum suppression, projection, pixel
 /// rounding), so results match `mediapipe` to within its own float noise. A full-range
-/// model (192×192) is accepted too, for faces far from the camera.
+/// model (192×192) is accepted too, for faces far from the camera. Beyond MediaPipe,
+/// `searchesAllScales` and `searchesAnyRotation` widen the search to every face size and to
+/// sideways and upside-down faces, at several times the cost.
 ///
 /// Every method may be called from any thread; calls are serialised internally.
 public final class FaceDetector: @unchecked Sendable {
   /// The options the detector was created with.
   public let options: FaceDetectorOptions
-  /// Whether the model is the short-range or the full-range detector.
-  public var isFullRange: Bool { graph.range == .full }
+  /// Whether the model (the one run on the whole image) is the full-range detector.
+  public var isFullRange: Bool { search.primary.range == .full }
 
-  private let graph: DetectorGraph
+  private let search: FaceSearch
   private let runner: TaskRunner<FaceDetectorResult>
 
   /// Creates an image-mode detector with default options for the model at `modelPath`.
@@ -33,11 +35,16 @@ public final class FaceDetector: @unchecked Sendable {
   public init(options: FaceDetectorOptions) throws {
     try options.validate()
     self.options = options
-    let graph = try DetectorGraph(
-      model: Self.loadModel(options.baseOptions.modelAssetPath), pool: options.baseOptions.threadPool())
-    self.graph = graph
+    let pool = try options.baseOptions.threadPool()
+    let search = try FaceSearch(
+      primary: DetectorGraph(model: Self.loadModel(options.baseOptions.modelAssetPath), pool: pool),
+      allScales: options.searchesAllScales,
+      fullRangePath: options.fullRangeDetectorModelAssetPath
+        ?? Self.siblingFullRangePath(of: options.baseOptions.modelAssetPath),
+      anyRotation: options.searchesAnyRotation, pool: pool)
+    self.search = search
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
-      let found = try graph.detect(
+      let found = try search.detect(
         image, minScore: options.minDetectionConfidence, suppressionThreshold: options.minSuppressionThreshold)
       return FaceDetectorResult(
         detections: found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) },
@@ -83,6 +90,12 @@ public final class FaceDetector: @unchecked Sendable {
       delegate.faceDetector(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
     }
     options.liveStreamHandler?(result, timestamp, error)
+  }
+
+  /// `face_detection_full_range.tflite` in the directory of `path` (a model or a bundle),
+  /// where the repository's Weights keep it.
+  static func siblingFullRangePath(of path: String) -> String {
+    URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("face_detection_full_range.tflite").path
   }
 
   /// Loads a detector from a `.tflite`, a `.task` bundle (its `face_detector.tflite`) or

@@ -26,6 +26,18 @@ public struct FaceDetectorOptions: Sendable {
   /// A closure alternative to the delegate, with the same contract: result or error, and
   /// the frame's timestamp.
   public var liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+  /// Visage: also find faces too small or too large for the model alone (`--range all`).
+  /// The model must be the short-range one; it runs on the whole image, the full-range
+  /// model runs on the whole image and on overlapping tiles (faces down to about 20 px in
+  /// large photos), and one weighted non-maximum suppression merges all. Default false.
+  public var searchesAllScales: Bool
+  /// Visage: the full-range model for `searchesAllScales`; nil means
+  /// `face_detection_full_range.tflite` in the directory of `baseOptions.modelAssetPath`.
+  public var fullRangeDetectorModelAssetPath: String?
+  /// Visage: also search the image turned by 90°, 180° and 270° (`--any-rotation`), so that
+  /// faces lying sideways or upside down are found; four times the detector's work.
+  /// Default false.
+  public var searchesAnyRotation: Bool
 
   /// Creates options with MediaPipe's defaults.
   public init(
@@ -36,6 +48,8 @@ public struct FaceDetectorOptions: Sendable {
     self.runningMode = runningMode
     self.minDetectionConfidence = minDetectionConfidence
     self.minSuppressionThreshold = minSuppressionThreshold
+    searchesAllScales = false
+    searchesAnyRotation = false
   }
 
   /// Throws for thresholds outside 0...1 (or NaN) and for a delegate that does not fit the

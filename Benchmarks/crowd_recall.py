@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Recall, false positives and time of `visage detect` for each range, with and without
+--any-rotation, on the crowd set of Tools/make_crowd_fixtures.py (issue 16).
+
+A face counts as found when a detection overlaps its ground-truth box with IoU >= 0.5 (each
+detection matches one face at most, best overlap first). Every detection that matches no face
+is a false positive, in crowd images and negatives alike. Recall is over faces of at least
+20 px (the set has faces from 16 px); the time is the wall time of one single-threaded
+release `visage detect` run over the whole set, divided by the number of images.
+
+    swift build -c release --product visage
+    /work/main/.venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
+    /work/main/.venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd
+    /work/main/.venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
+    /work/main/.venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65
+"""
+import argparse
+import json
+import os
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def iou(a, b):
+    ax1, ay1, bx1, by1 = a[0] + a[2], a[1] + a[3], b[0] + b[2], b[1] + b[3]
+    w, h = min(ax1, bx1) - max(a[0], b[0]), min(ay1, by1) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / (a[2] * a[3] + b[2] * b[3] - inter)
+
+
+def match(faces, boxes):
+    """Indices of matched faces and the number of unmatched detections."""
+    pairs = sorted(((iou((f["x"], f["y"], f["size"], f["size"]), b), i, j)
+                    for i, f in enumerate(faces) for j, b in enumerate(boxes)), reverse=True)
+    found, used = set(), set()
+    for overlap, i, j in pairs:
+        if overlap < 0.5:
+            break
+        if i not in found and j not in used:
+            found.add(i)
+            used.add(j)
+    return found, len(boxes) - len(used)
+
+
+def run(visage, directory, truth, args):
+    files = [os.path.join(directory, im["file"]) for im in truth["images"]]
+    start = time.perf_counter()
+    out = subprocess.run([visage, "detect", "--threads", "1", "--output", "json", *args, *files],
+                         check=True, capture_output=True, text=True).stdout
+    seconds = time.perf_counter() - start
+    results = {os.path.basename(r["source"]): r for r in map(json.loads, out.splitlines())}
+    return results, seconds / len(files)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("set", help="a directory with truth.json and its images")
+    parser.add_argument("--visage", default=os.path.join(ROOT, ".build/release/visage"))
+    parser.add_argument("--min-size", type=float, default=20)
+    parser.add_argument("--min-detection-confidence", default="0.5", help="passed to visage detect")
+    a = parser.parse_args()
+    truth = json.load(open(os.path.join(a.set, "truth.json")))
+    images = truth["images"]
+    counted = sum(1 for im in images for f in im["faces"] if f["size"] >= a.min_size)
+    print(f"{a.set}: {len(images)} images, {counted} faces >= {a.min_size:g} px, "
+          f"{sum(1 for im in images if not im['faces'])} negatives")
+    print("| range | any rotation | recall (faces >= %g px) | 0° | 90° | 180° | 270° | false positives / image | s / image |" % a.min_size)
+    print("|---|---|---|---|---|---|---|---|---|")
+    for rng in ["short", "full", "all"]:
+        for rotation in [False, True]:
+            args = ["--range", rng, "--min-detection-confidence", a.min_detection_confidence]
+            results, seconds = run(a.visage, a.set, truth, args + (["--any-rotation"] if rotation else []))
+            hits, totals, false_positives = {}, {}, 0
+            for im in images:
+                boxes = [(d["boundingBox"]["originX"], d["boundingBox"]["originY"], d["boundingBox"]["width"],
+                          d["boundingBox"]["height"]) for d in results[im["file"]]["detections"]]
+                found, extra = match(im["faces"], boxes)
+                false_positives += extra
+                for i, f in enumerate(im["faces"]):
+                    if f["size"] < a.min_size:
+                        continue
+                    totals[f["turn"]] = totals.get(f["turn"], 0) + 1
+                    hits[f["turn"]] = hits.get(f["turn"], 0) + (i in found)
+            recall = sum(hits.values()) / max(1, sum(totals.values()))
+            turns = " | ".join(f"{hits.get(t, 0)}/{totals.get(t, 0)}" for t in [0, 90, 180, 270])
+            print(f"| {rng} | {'yes' if rotation else 'no'} | {recall:.1%} | {turns} | "
+                  f"{false_positives / len(images):.2f} | {seconds:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+import Foundation
+import VisageRuntime
+import VisageTFLite
+
+/// Where the detector models look for faces: MediaPipe's one model on the upright image, or
+/// Visage's wider search over scales, tiles and quarter turns.
+///
+/// Not thread-safe: it owns the detectors' interpreters, so callers serialise use.
+final class FaceSearch {
+  /// The model that runs on the whole image (the short-range one in an all-scales search).
+  let primary: DetectorGraph
+  /// In an all-scales search, the full-range model, run on the whole image and on tiles.
+  private let fullRange: DetectorGraph?
+  /// Whether the image is also searched turned by 90°, 180° and 270°.
+  private let anyRotation: Bool
+
+  init(primary: DetectorGraph, fullRange: DetectorGraph? = nil, anyRotation: Bool = false) {
+    self.primary = primary
+    self.fullRange = fullRange
+    self.anyRotation = anyRotation
+  }
+
+  /// Loads the detectors options of any task ask for: `primary` alone, plus the full-range
+  /// model from `fullRangePath` for all scales. `primary` must then be the short-range model.
+  convenience init(
+    primary: DetectorGraph, allScales: Bool, fullRangePath: String, anyRotation: Bool, pool: ThreadPool?
+  ) throws(VisionTaskError) {
+    var fullRange: DetectorGraph?
+    if allScales {
+      guard primary.range == .short else {
+        throw .invalidOption("searching all scales needs the short-range detector as the model and the full-range one apart")
+      }
+      let model: TFLiteModel
+      do { model = try FaceDetector.loadModel(fullRangePath) } catch {
+        throw .invalidModel("searching all scales needs the full-range detector, which could not be loaded from \(fullRangePath): \(error)")
+      }
+      fullRange = try DetectorGraph(model: model, pool: pool)
+      guard fullRange?.range == .full else {
+        throw .invalidModel("\(fullRangePath) is not the full-range (192×192) detector that searching all scales needs")
+      }
+    }
+    self.init(primary: primary, fullRange: fullRange, anyRotation: anyRotation)
+  }
+
+  /// Whether this is MediaPipe's search: one model, whole image, upright only.
+  var isSingleModel: Bool { fullRange == nil && !anyRotation }
+
+  /// The faces in `image`: normalized coordinates of the stored image, best first.
+  ///
+  /// The single-model search is MediaPipe's graph unchanged. A wider one collects every
+  /// pass's candidates (each model on the whole image, the full-range model on every tile,
+  /// at each turn), maps them back to the image, and suppresses them all in one weighted
+  /// non-maximum suppression, so a face seen by several passes is one face whose box and
+  /// keypoints are the score-weighted mean of what they saw.
+  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError) -> [RawDetection] {
+    if isSingleModel { return try primary.detect(image, minScore: minScore, suppressionThreshold: suppressionThreshold) }
+    let (w, h) = (image.width, image.height)
+    let upright = try image.rotationDegrees()
+    let tiles = fullRange == nil ? [] : SearchTile.tiles(imageWidth: w, imageHeight: h)
+    var found: [RawDetection] = []
+    for turn in anyRotation ? [0, 90, 180, 270] : [0] {
+      let degrees = upright + turn
+      let whole = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
+      var pass = try primary.candidates(image, rect: whole, minScore: minScore)
+      if let fullRange {
+        pass += try fullRange.candidates(image, rect: whole, minScore: minScore)
+        for tile in tiles {
+          let rect = tile.rect(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
+          pass += try fullRange.candidates(image, rect: rect, minScore: minScore).filter {
+            tile.holds($0, imageWidth: w, imageHeight: h)
+          }
+        }
+      }
+      if anyRotation {
+        // A turn finds a face it sees about upright; one it sees lying more than 50° over
+        // (found by a neighbouring turn too) comes with keypoints the model guessed, which
+        // would pull the merged face's keypoints off, and is most often not a face at all.
+        pass.removeAll { Self.angle($0.eyeLineDegrees(imageWidth: w, imageHeight: h), from: Double(-degrees)) > 50 }
+      }
+      found += pass
+    }
+    return NonMaxSuppression.weighted(found, threshold: suppressionThreshold)
+  }
+
+  /// The unsigned difference of two angles in degrees, in 0...180.
+  static func angle(_ a: Double, from b: Double) -> Double {
+    let d = (a - b).truncatingRemainder(dividingBy: 360)
+    return min(abs(d), 360 - abs(d))
+  }
+}
+
+extension RawDetection {
+  /// The eye line's direction (keypoints 0 → 1) in degrees clockwise on screen, in pixels:
+  /// 0 for an upright face, 180 for one upside down.
+  func eyeLineDegrees(imageWidth: Int, imageHeight: Int) -> Double {
+    let dx = Double(keypoints[1].x - keypoints[0].x) * Double(imageWidth)
+    let dy = Double(keypoints[1].y - keypoints[0].y) * Double(imageHeight)
+    return atan2(dy, dx) * 180 / .pi
+  }
+}
