@@ -9,7 +9,8 @@ Tests/Fixtures/landmarker/frames, listed --repeat times (copies under a temporar
 Spark reads each as a file of its own). The landmarker runs with --num-faces 4 --blendshapes.
 Each configuration runs --rounds times and the best wall time counts. The Spark figure
 includes starting the JVM and the session; the time of the same job over one image is printed
-too, so the steady rate can be read off.
+too, so the steady rate can be read off, and so is a job that only reads the same files into
+Spark's Python workers (no visage), which shows what Spark itself costs per file.
 """
 import argparse
 import glob
@@ -71,12 +72,33 @@ def main():
                     "--weights", os.path.join(ROOT, "Weights"), "--master", "local[2]", "--partitions", "2",
                     "--"] + OPTIONS
 
+        def read_only(folder):
+            return [sys.executable, os.path.abspath(__file__), "--read-only", folder]
+
         seconds = best(spark(images, "all.parquet"))
         overhead = best(spark(one, "one.parquet"))
         print(f"  Spark local[2], 2 partitions: {seconds:6.2f} s  {len(paths) / seconds:6.1f} images/s "
               f"(the same job over one image: {overhead:.2f} s; "
               f"{(len(paths) - 1) / max(seconds - overhead, 1e-9):.1f} images/s after it)")
+        reading = best(read_only(images))
+        reading_one = best(read_only(one))
+        print(f"  Spark local[2], reading the files only: {reading:6.2f} s (over one image: {reading_one:.2f} s; "
+              f"{(len(paths) - 1) / max(reading - reading_one, 1e-9):.1f} images/s after it)")
+
+
+def read_only(folder):
+    """The Spark job's input side alone: binaryFiles into two partitions of Python workers."""
+    from pyspark.sql import SparkSession
+    spark = SparkSession.builder.master("local[2]").getOrCreate()
+    files = spark.sparkContext.binaryFiles(folder, minPartitions=2)
+    if files.getNumPartitions() < 2:
+        files = files.repartition(2)
+    files.map(lambda record: len(record[1])).sum()
+    spark.stop()
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--read-only":
+        read_only(sys.argv[2])
+    else:
+        main()
