@@ -89,11 +89,6 @@ public struct FaceAnalyzerOptions: Sendable {
     }
   }
 
-  /// The full-range detector's path for `.accurate`.
-  var fullRangeDetectorPath: String {
-    fullRangeDetectorModelAssetPath ?? FaceDetector.siblingFullRangePath(of: baseOptions.modelAssetPath)
-  }
-
   /// The landmarker options that compute what these options ask for.
   var landmarkerOptions: FaceLandmarkerOptions {
     var options = FaceLandmarkerOptions(
@@ -101,7 +96,7 @@ public struct FaceAnalyzerOptions: Sendable {
       outputFaceBlendshapes: classificationMode == .all, outputFacialTransformationMatrixes: true)
     if performanceMode == .accurate {
       options.searchesAllScales = true
-      options.fullRangeDetectorModelAssetPath = fullRangeDetectorPath
+      options.fullRangeDetectorModelAssetPath = fullRangeDetectorModelAssetPath
     }
     options.searchesAnyRotation = searchesAnyRotation
     return options

@@ -67,11 +67,17 @@ extension Detection {
   /// upside-down face. Nil without the two eye keypoints.
   public func inPlaneRotation(imageWidth: Int, imageHeight: Int) -> Double? {
     guard let k = keypoints, k.count >= 2 else { return nil }
-    let dx = (k[1].location.x - k[0].location.x) * Double(imageWidth)
-    let dy = (k[1].location.y - k[0].location.y) * Double(imageHeight)
-    let degrees = atan2(dy, dx) * 180 / .pi
+    let degrees = eyeLineDegrees(
+      dx: (k[1].location.x - k[0].location.x) * Double(imageWidth),
+      dy: (k[1].location.y - k[0].location.y) * Double(imageHeight))
     return degrees == -180 ? 180 : degrees
   }
+}
+
+/// The direction of the eye line (keypoint 0 to keypoint 1, in pixels) in degrees clockwise
+/// on screen: 0 for an upright face, ±180 for one upside down.
+func eyeLineDegrees(dx: Double, dy: Double) -> Double {
+  atan2(dy, dx) * 180 / .pi
 }
 
 /// The six face keypoints in the order the detector outputs them.

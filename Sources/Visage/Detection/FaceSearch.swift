@@ -21,12 +21,17 @@ final class FaceSearch {
   }
 
   /// Loads the detectors options of any task ask for: `primary` alone, plus the full-range
-  /// model from `fullRangePath` for all scales. `primary` must then be the short-range model.
+  /// model for all scales, from `fullRangePath` or, when that is nil,
+  /// `face_detection_full_range.tflite` beside `modelPath` (where the repository's Weights keep
+  /// it). `primary` must then be the short-range model.
   convenience init(
-    primary: DetectorGraph, allScales: Bool, fullRangePath: String, anyRotation: Bool, pool: ThreadPool?
+    primary: DetectorGraph, allScales: Bool, fullRangePath: String?, besideModel modelPath: String,
+    anyRotation: Bool, pool: ThreadPool?
   ) throws(VisionTaskError) {
     var fullRange: DetectorGraph?
     if allScales {
+      let fullRangePath = fullRangePath ?? URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+        .appendingPathComponent("face_detection_full_range.tflite").path
       guard primary.range == .short else {
         throw .invalidOption("searching all scales needs the short-range detector as the model and the full-range one apart")
       }
@@ -93,8 +98,8 @@ extension RawDetection {
   /// The eye line's direction (keypoints 0 → 1) in degrees clockwise on screen, in pixels:
   /// 0 for an upright face, 180 for one upside down.
   func eyeLineDegrees(imageWidth: Int, imageHeight: Int) -> Double {
-    let dx = Double(keypoints[1].x - keypoints[0].x) * Double(imageWidth)
-    let dy = Double(keypoints[1].y - keypoints[0].y) * Double(imageHeight)
-    return atan2(dy, dx) * 180 / .pi
+    Visage.eyeLineDegrees(
+      dx: Double(keypoints[1].x - keypoints[0].x) * Double(imageWidth),
+      dy: Double(keypoints[1].y - keypoints[0].y) * Double(imageHeight))
   }
 }

@@ -46,7 +46,7 @@ public final class FaceLandmarker: @unchecked Sendable {
       primary: DetectorGraph(
         model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"), pool: pool),
       allScales: options.searchesAllScales,
-      fullRangePath: options.fullRangeDetectorModelAssetPath ?? FaceDetector.siblingFullRangePath(of: path),
+      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: path,
       anyRotation: options.searchesAnyRotation, pool: pool)
     let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
     var blendshapes: BlendshapeGraph?

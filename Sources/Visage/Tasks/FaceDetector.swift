@@ -39,8 +39,7 @@ public final class FaceDetector: @unchecked Sendable {
     let search = try FaceSearch(
       primary: DetectorGraph(model: Self.loadModel(options.baseOptions.modelAssetPath), pool: pool),
       allScales: options.searchesAllScales,
-      fullRangePath: options.fullRangeDetectorModelAssetPath
-        ?? Self.siblingFullRangePath(of: options.baseOptions.modelAssetPath),
+      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.modelAssetPath,
       anyRotation: options.searchesAnyRotation, pool: pool)
     self.search = search
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
@@ -90,12 +89,6 @@ public final class FaceDetector: @unchecked Sendable {
       delegate.faceDetector(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
     }
     options.liveStreamHandler?(result, timestamp, error)
-  }
-
-  /// `face_detection_full_range.tflite` in the directory of `path` (a model or a bundle),
-  /// where the repository's Weights keep it.
-  static func siblingFullRangePath(of path: String) -> String {
-    URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("face_detection_full_range.tflite").path
   }
 
   /// Loads a detector from a `.tflite`, a `.task` bundle (its `face_detector.tflite`) or
