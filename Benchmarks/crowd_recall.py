@@ -9,10 +9,10 @@ is a false positive, in crowd images and negatives alike. Recall is over faces o
 release `visage detect` run over the whole set, divided by the number of images.
 
     swift build -c release --product visage
-    /work/main/.venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
-    /work/main/.venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd
-    /work/main/.venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
-    /work/main/.venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65
+    .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
+    .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd
+    .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
+    .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65
 """
 import argparse
 import json

@@ -8,7 +8,7 @@ scaled to each size (so both hold the same faces). Each configuration runs the i
 of three such processes' mean time per image, model loading included once per process.
 
     swift build -c release --product visage
-    /work/main/.venv/bin/python Benchmarks/range_cost.py
+    .venv/bin/python Benchmarks/range_cost.py
 """
 import argparse
 import os

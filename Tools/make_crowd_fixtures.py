@@ -32,8 +32,8 @@ Outputs (deterministic for a seed):
   --out DIR    the full set Benchmarks/crowd_recall.py measures: 16 crowd images (2000x1500)
                and 8 negatives, with truth.json.
 
-    /work/main/.venv/bin/python Tools/make_crowd_fixtures.py
-    /work/main/.venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
+    .venv/bin/python Tools/make_crowd_fixtures.py
+    .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
 """
 import argparse
 import glob

@@ -30,7 +30,7 @@ refuses the file, null when it reads nothing) and `pillowTurns` (whether its exi
 changes the picture; Pillow is more lenient than Visage with some malformed blocks).
 
 The output is deterministic for the same Pillow and libjpeg-turbo.
-Run:  /work/main/.venv/bin/python Tools/make_exif_fixtures.py   (needs numpy and Pillow)
+Run:  .venv/bin/python Tools/make_exif_fixtures.py   (needs numpy and Pillow)
 """
 import io
 import json

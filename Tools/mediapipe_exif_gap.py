@@ -16,7 +16,7 @@ turned into the upright picture, in pixels. The gap is resampling (a turned crop
 pixels against turned pixels), not an error; ExifOrientationTaskTests holds Visage to a bar
 above it.
 
-Run:  /work/main/.venv/bin/python Tools/mediapipe_exif_gap.py   (needs mediapipe, Pillow, numpy)
+Run:  .venv/bin/python Tools/mediapipe_exif_gap.py   (needs mediapipe, Pillow, numpy)
 """
 import os
 import zipfile
