@@ -13,8 +13,8 @@ import VisageTestSupport
 /// difference in inference (XNNPACK against the reference kernels) is fed back and, through
 /// the 1/32-pixel crop, grows from frame to frame. This test cuts the loop. For every frame
 /// i ≥ 1 of each sequence whose unsmoothed landmarks MediaPipe gave
-/// (`Tests/Fixtures/landmarker/unsmoothed.json`), the landmarker's pipeline is put in the
-/// state MediaPipe was in after frame i − 1: the tracked region comes from MediaPipe's raw
+/// (`Tests/Fixtures/landmarker/unsmoothed.json`), the landmarker's pipeline (as `ModelLoader` builds
+/// it for `FaceLandmarker`) is put in the state MediaPipe was in after frame i − 1: the tracked region comes from MediaPipe's raw
 /// landmarks of frame i − 1, and the smoother has filtered MediaPipe's raw landmarks of
 /// frames 0 ... i − 1 (at their timestamps and image size). Then the pipeline's own
 /// `process` runs frame i: the landmark model on that region, the smoother, blendshapes and
@@ -46,7 +46,9 @@ import VisageTestSupport
     for (raw, smoothed) in zip(sequence.frames, reference.frames) {
       try #require(raw.image == smoothed.image && raw.timestampMs == smoothed.timestampMs && smoothed.faces.count == 1)
     }
-    let landmarker = try FaceLandmarker(options: reference.options(.video))
+    let options = reference.options(.video)
+    try options.validate()
+    let pipeline = try ModelLoader.landmarkerPipeline(for: options)
     let (w, h) = (sequence.width, sequence.height)
     var smoother = LandmarkSmoother()
     var results: [(Int, Errors)] = []
@@ -54,10 +56,10 @@ import VisageTestSupport
       let theirRaw = raw.landmarks.map { SIMD3($0[0], $0[1], $0[2]) }
       if i > 0 {
         let previous = sequence.frames[i - 1].landmarks.map { SIMD3($0[0], $0[1], $0[2]) }
-        landmarker.pipeline.resumeTracking(rawLandmarks: previous, imageWidth: w, imageHeight: h, smoother: smoother)
+        pipeline.tracking = .resuming(rawLandmarks: previous, imageWidth: w, imageHeight: h, smoother: smoother)
         let image = try reference.frames[i].loadImage()
         try #require(image.width == w && image.height == h)
-        let faces = try landmarker.pipeline.process(image, timestamp: raw.timestampMs)
+        let faces = try pipeline.process(image, timestamp: raw.timestampMs)
         try #require(faces.count == 1, "\(sequence.name) at \(raw.timestampMs) ms: face count")
         results.append((raw.timestampMs, try compare(faces[0], reference.frames[i].faces[0], raw: theirRaw)))
       }
@@ -113,5 +115,17 @@ import VisageTestSupport
       for (_, e) in try Self.steps(sequence) { all.merge(e) }
     }
     print("landmarker parity, video one step: \(all.steps) steps, mean xy \(all.meanXY), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation); raw mean xy \(all.rawMeanXY), raw max xy \(all.rawMaxXY), raw max z \(all.rawMaxZ)")
+  }
+}
+
+extension LandmarkerPipeline.Tracking {
+  /// The stream state after a frame in which one face had the unsmoothed landmarks
+  /// `rawLandmarks` and `smoother` had filtered every frame so far, so that the next `process`
+  /// call follows that face from them exactly as it would from landmarks of its own.
+  static func resuming(
+    rawLandmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int, smoother: LandmarkSmoother
+  ) -> Self {
+    let region = FaceRects.region(forLandmarks: rawLandmarks, imageWidth: imageWidth, imageHeight: imageHeight)
+    return Self(regions: [region], smoothers: [(region, smoother)])
   }
 }

@@ -21,9 +21,9 @@ enum ExpressionProbabilities {
   static func probabilities(_ scores: [Float]) -> (smiling: Float, leftEyeOpen: Float, rightEyeOpen: Float) {
     let smile = (scores[mouthSmileLeft] + scores[mouthSmileRight]) / 2
     return (
-      logistic((smile - smileMidpoint) / smileWidth),
-      logistic((blinkMidpoint - scores[eyeBlinkLeft]) / blinkWidth),
-      logistic((blinkMidpoint - scores[eyeBlinkRight]) / blinkWidth)
+      sigmoid((smile - smileMidpoint) / smileWidth),
+      sigmoid((blinkMidpoint - scores[eyeBlinkLeft]) / blinkWidth),
+      sigmoid((blinkMidpoint - scores[eyeBlinkRight]) / blinkWidth)
     )
   }
 
@@ -31,6 +31,4 @@ enum ExpressionProbabilities {
   private static let mouthSmileLeft = index("mouthSmileLeft"), mouthSmileRight = index("mouthSmileRight")
   private static let eyeBlinkLeft = index("eyeBlinkLeft"), eyeBlinkRight = index("eyeBlinkRight")
   private static func index(_ name: String) -> Int { BlendshapeGraph.categoryNames.firstIndex(of: name)! }
-
-  private static func logistic(_ x: Float) -> Float { 1 / (1 + exp(-x)) }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import VisageTFLite
 
 /// Describes every face in an image the way Google ML Kit's face detector does (frame, head
 /// Euler angles, landmarks, contours, smiling and eye-open probabilities, tracking IDs),
@@ -21,47 +20,66 @@ public final class FaceAnalyzer: @unchecked Sendable {
   /// The options the analyzer was created with.
   public let options: FaceAnalyzerOptions
 
-  // `lock` keeps each call's landmarker run and tracker update together, in call order.
-  private let lock = NSLock()
-  private let landmarker: FaceLandmarker
-  private var tracker = FaceTracker()
+  private let analysis: FaceAnalysis
+  private let runner: TaskRunner<[Face]>
 
   /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
   public init(options: FaceAnalyzerOptions) throws {
     try options.validate()
     self.options = options
-    landmarker = try FaceLandmarker(options: options.landmarkerOptions)
+    let analysis = FaceAnalysis(pipeline: try ModelLoader.landmarkerPipeline(for: options.landmarkerOptions), options: options)
+    self.analysis = analysis
+    runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
+      try analysis.process(image, timestamp: timestamp)
+    }
   }
 
   /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry
   /// over from the previous call's faces, as ML Kit's do.
   public func analyze(image: VisionImage) throws -> [Face] {
-    try options.runningMode.require(.image, for: "analyze(image:)")
-    return try lock.withLock { try faces(in: image, landmarker.faces(image, timestamp: nil)) }
+    try runner.image(image, method: "analyze(image:)")
   }
 
   /// Analyzes one frame of a video, following faces from the previous frame. Needs running
   /// mode `.video`; timestamps must increase from call to call.
   public func analyze(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> [Face] {
-    try options.runningMode.require(.video, for: "analyze(videoFrame:timestampInMilliseconds:)")
-    return try lock.withLock {
-      try faces(in: image, landmarker.faces(image, timestamp: timestampInMilliseconds))
-    }
+    try runner.videoFrame(
+      image, timestamp: timestampInMilliseconds, method: "analyze(videoFrame:timestampInMilliseconds:)")
   }
 
   /// Forgets followed faces, tracking IDs in use and the last timestamp, so the next frame may
   /// start an unrelated video; new IDs keep counting up.
   public func resetTracking() {
-    lock.withLock {
-      landmarker.resetTracking()
-      tracker.reset()
-    }
+    runner.reset { analysis.reset() }
+  }
+}
+
+/// The analyzer's per-call work and its state between calls: the landmarker's pipeline, whose
+/// faces (each with its own matrix) become ML Kit's, and the tracker that numbers them.
+///
+/// Not thread-safe: `FaceAnalyzer` serialises use through its `TaskRunner`.
+final class FaceAnalysis {
+  private let pipeline: LandmarkerPipeline
+  private let options: FaceAnalyzerOptions
+  private var tracker = FaceTracker()
+
+  init(pipeline: LandmarkerPipeline, options: FaceAnalyzerOptions) {
+    self.pipeline = pipeline
+    self.options = options
   }
 
-  /// ML Kit's faces from the landmarker pipeline's, each with its own matrix (the public
-  /// result drops the matrix of a face the geometry stage skips, shifting the others); the
-  /// caller holds `lock`.
-  private func faces(in image: VisionImage, _ found: [LandmarkerPipeline.Face]) -> [Face] {
+  /// Forgets followed faces and the IDs in use (numbering continues).
+  func reset() {
+    pipeline.reset()
+    tracker.reset()
+  }
+
+  /// ML Kit's faces in a still image (`timestamp` nil) or one frame of a video. The pipeline's
+  /// faces are used, not the landmarker's public result, because each carries its own matrix
+  /// (the public result drops the matrix of a face the geometry stage skips, shifting the
+  /// others).
+  func process(_ image: VisionImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
+    let found = try pipeline.process(image, timestamp: timestamp)
     let view = UprightView(image)
     var faces: [Face] = []
     for found in found {

@@ -79,7 +79,10 @@ public struct FaceAnalyzerOptions: Sendable {
     self.maximumFaceCount = 10
   }
 
-  func validate() throws(VisionTaskError) {
+  /// Throws the `VisionTaskError` that `FaceAnalyzer(options:)` would throw for these options
+  /// before reading any model: for `minFaceSize` outside 0...1 (or NaN), `maximumFaceCount`
+  /// below 1, live-stream mode, or a thread count outside 1...64.
+  public func validate() throws(VisionTaskError) {
     try validateUnitInterval([("minFaceSize", minFaceSize)])
     guard maximumFaceCount >= 1 else {
       throw .invalidOption("invalid `maximumFaceCount` option: must be at least 1, got \(maximumFaceCount)")
@@ -87,6 +90,7 @@ public struct FaceAnalyzerOptions: Sendable {
     guard runningMode != .liveStream else {
       throw .invalidOption("FaceAnalyzer runs in image or video mode; live stream mode is not supported")
     }
+    try landmarkerOptions.validate()
   }
 
   /// The landmarker options that compute what these options ask for.

@@ -1,6 +1,4 @@
 import Foundation
-import VisageRuntime
-import VisageTFLite
 
 /// Where the detector models look for faces: MediaPipe's one model on the upright image, or
 /// Visage's wider search over scales, tiles and quarter turns.
@@ -18,33 +16,6 @@ final class FaceSearch {
     self.primary = primary
     self.fullRange = fullRange
     self.anyRotation = anyRotation
-  }
-
-  /// Loads the detectors options of any task ask for: `primary` alone, plus the full-range
-  /// model for all scales, from `fullRangePath` or, when that is nil,
-  /// `face_detection_full_range.tflite` beside `modelPath` (where the repository's Weights keep
-  /// it). `primary` must then be the short-range model.
-  convenience init(
-    primary: DetectorGraph, allScales: Bool, fullRangePath: String?, besideModel modelPath: String,
-    anyRotation: Bool, pool: ThreadPool?
-  ) throws(VisionTaskError) {
-    var fullRange: DetectorGraph?
-    if allScales {
-      let fullRangePath = fullRangePath ?? URL(fileURLWithPath: modelPath).deletingLastPathComponent()
-        .appendingPathComponent("face_detection_full_range.tflite").path
-      guard primary.range == .short else {
-        throw .invalidOption("searching all scales needs the short-range detector as the model and the full-range one apart")
-      }
-      let model: TFLiteModel
-      do { model = try FaceDetector.loadModel(fullRangePath) } catch {
-        throw .invalidModel("searching all scales needs the full-range detector, which could not be loaded from \(fullRangePath): \(error)")
-      }
-      fullRange = try DetectorGraph(model: model, pool: pool)
-      guard fullRange?.range == .full else {
-        throw .invalidModel("\(fullRangePath) is not the full-range (192×192) detector that searching all scales needs")
-      }
-    }
-    self.init(primary: primary, fullRange: fullRange, anyRotation: anyRotation)
   }
 
   /// Whether this is MediaPipe's search: one model, whole image, upright only.

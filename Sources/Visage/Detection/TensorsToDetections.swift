@@ -39,20 +39,20 @@ struct TensorsToDetections: Sendable {
     var detections: [RawDetection] = []
     for (i, anchor) in anchors.centers.enumerated() {
       let logit = min(max(scores[i], -Self.scoreClippingThreshold), Self.scoreClippingThreshold)
-      let score = 1 / (1 + exp(-logit))
+      let score = sigmoid(logit)
       if score < minScore { continue }
       let r = boxes.baseAddress! + i * Self.coordinatesPerAnchor
-      let xCenter = r[0] / scale * 1 + anchor.x
-      let yCenter = r[1] / scale * 1 + anchor.y
-      let w = r[2] / scale * 1
-      let h = r[3] / scale * 1
+      let xCenter = r[0] / scale + anchor.x
+      let yCenter = r[1] / scale + anchor.y
+      let w = r[2] / scale
+      let h = r[3] / scale
       let ymin = yCenter - h / 2, xmin = xCenter - w / 2
       let ymax = yCenter + h / 2, xmax = xCenter + w / 2
       let width = xmax - xmin, height = ymax - ymin
       // MediaPipe drops boxes of negative or NaN size.
       guard width >= 0, height >= 0 else { continue }
       let keypoints = (0..<Self.keypointCount).map { k in
-        SIMD2(r[4 + 2 * k] / scale * 1 + anchor.x, r[5 + 2 * k] / scale * 1 + anchor.y)
+        SIMD2(r[4 + 2 * k] / scale + anchor.x, r[5 + 2 * k] / scale + anchor.y)
       }
       detections.append(
         RawDetection(score: score, xmin: xmin, ymin: ymin, width: width, height: height, keypoints: keypoints))

@@ -1,5 +1,4 @@
 import Foundation
-import VisageTFLite
 
 /// Finds faces and their 478 landmarks in images, video frames or a live stream, with
 /// optional blendshapes: MediaPipe's Face Landmarker.
@@ -18,9 +17,8 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// The options the landmarker was created with.
   public let options: FaceLandmarkerOptions
 
-  /// Internal, not private, so tests can set its tracking state (`LandmarkerStepParityTests`).
-  /// Only `runner`'s calls touch it otherwise, under its lock.
-  let pipeline: LandmarkerPipeline
+  /// The stages and their tracking state; only `runner`'s calls touch it, under its lock.
+  private let pipeline: LandmarkerPipeline
   private let runner: TaskRunner<[LandmarkerPipeline.Face]>
 
   /// Creates an image-mode landmarker with default options for the bundle at `modelPath`.
@@ -32,39 +30,7 @@ public final class FaceLandmarker: @unchecked Sendable {
   public init(options: FaceLandmarkerOptions) throws {
     try options.validate()
     self.options = options
-    let path = options.baseOptions.modelAssetPath
-    let bundle: TaskBundle
-    do { bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: path)) } catch {
-      throw VisionTaskError.invalidModel(path.isEmpty ? "no model path given (baseOptions.modelAssetPath)" : "\(error)")
-    }
-    func model(_ name: String) throws(VisionTaskError) -> TFLiteModel {
-      do { return try TFLiteModel(bytes: bundle.data(named: name)) } catch { throw .invalidModel("\(path): \(error)") }
-    }
-    // One set of threads for all three models, which run one after another.
-    let pool = try options.baseOptions.threadPool()
-    let detector = try FaceSearch(
-      primary: DetectorGraph(
-        model: options.faceDetectorModelAssetPath.map(FaceDetector.loadModel) ?? model("face_detector.tflite"), pool: pool),
-      allScales: options.searchesAllScales,
-      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: path,
-      anyRotation: options.searchesAnyRotation, pool: pool)
-    let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
-    var blendshapes: BlendshapeGraph?
-    if options.outputFaceBlendshapes {
-      guard bundle.entryNames.contains("face_blendshapes.tflite") else {
-        throw VisionTaskError.invalidModel("\(path) has no face_blendshapes.tflite, which outputFaceBlendshapes needs")
-      }
-      blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"), pool: pool)
-    }
-    var geometry: FaceGeometry?
-    if options.outputFacialTransformationMatrixes {
-      let name = "geometry_pipeline_metadata_landmarks.binarypb"
-      do { geometry = try FaceGeometry(metadata: bundle.data(named: name)) } catch {
-        throw VisionTaskError.invalidModel("\(path): \(name): \(error)")
-      }
-    }
-    let pipeline = LandmarkerPipeline(
-      detector: detector, landmarks: landmarks, blendshapes: blendshapes, geometry: geometry, options: options)
+    let pipeline = try ModelLoader.landmarkerPipeline(for: options)
     self.pipeline = pipeline
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
       try pipeline.process(image, timestamp: timestamp)
@@ -107,13 +73,6 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// its callback has returned.
   public func waitUntilIdle() {
     runner.waitUntilIdle()
-  }
-
-  /// The pipeline's faces for a still image (`timestamp` nil) or a video frame, whose
-  /// timestamp must pass the gate; the caller has checked the running mode. Internal for
-  /// `FaceAnalyzer`, which needs each face's own matrix (the public result drops skipped ones).
-  func faces(_ image: VisionImage, timestamp: Int?) throws -> [LandmarkerPipeline.Face] {
-    try runner.run(image, timestamp: timestamp)
   }
 
   /// The public result for the pipeline's faces.

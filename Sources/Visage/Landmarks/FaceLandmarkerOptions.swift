@@ -81,12 +81,17 @@ public struct FaceLandmarkerOptions: Sendable {
     self.searchesAnyRotation = false
   }
 
-  func validate() throws(VisionTaskError) {
+  /// Throws the `VisionTaskError` that `FaceLandmarker(options:)` would throw for these
+  /// options before reading any model: for `numFaces` below 1, confidences outside 0...1 (or
+  /// NaN), a delegate or handler that does not fit the running mode, or a thread count outside
+  /// 1...64.
+  public func validate() throws(VisionTaskError) {
     guard numFaces >= 1 else { throw .invalidOption("invalid `numFaces` option: must be at least 1, got \(numFaces)") }
     try validateUnitInterval([
       ("minFaceDetectionConfidence", minFaceDetectionConfidence),
       ("minFacePresenceConfidence", minFacePresenceConfidence), ("minTrackingConfidence", minTrackingConfidence),
     ])
     try runningMode.validate(hasLiveStreamReceiver: faceLandmarkerLiveStreamDelegate != nil || liveStreamHandler != nil)
+    try baseOptions.validate()
   }
 }

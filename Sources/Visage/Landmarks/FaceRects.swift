@@ -14,7 +14,8 @@ enum FaceRects {
   static func rotation(from start: SIMD2<Float>, to end: SIMD2<Float>, imageWidth: Int, imageHeight: Int) -> Float {
     let x0 = start.x * Float(imageWidth), y0 = start.y * Float(imageHeight)
     let x1 = end.x * Float(imageWidth), y1 = end.y * Float(imageHeight)
-    let target = Float(Double.pi * 0 / 180)
+    // MediaPipe subtracts from the target angle, so a level line gives +0, never −0.
+    let target: Float = 0
     return normalizeRadians(target - atan2(-(y1 - y0), x1 - x0))
   }
 

@@ -48,10 +48,10 @@ final class LandmarkGraph {
     let landmarks = interpreter.withOutput(0) { raw in
       (0..<Self.landmarkCount).map { i in
         let p = matrix.apply(SIMD2(raw[3 * i] / size, raw[3 * i + 1] / size))
-        return SIMD3(p.x, p.y, raw[3 * i + 2] / size / 1 * zScale)
+        return SIMD3(p.x, p.y, raw[3 * i + 2] / size * zScale)
       }
     }
     let logit = interpreter.withOutput(1) { $0[0] }
-    return Output(landmarks: landmarks, presence: 1 / (1 + exp(-logit)))
+    return Output(landmarks: landmarks, presence: sigmoid(logit))
   }
 }

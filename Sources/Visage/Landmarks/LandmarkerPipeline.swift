@@ -2,7 +2,8 @@
 /// `FaceLandmarkerGraph` (detector, association, landmarks, presence, smoothing,
 /// blendshapes).
 ///
-/// Not thread-safe: `FaceLandmarker` serialises use.
+/// Not thread-safe: the task that owns it (`FaceLandmarker` or `FaceAnalyzer`) serialises use
+/// through its `TaskRunner`.
 final class LandmarkerPipeline {
   struct Face {
     var landmarks: [SIMD3<Float>]
@@ -19,10 +20,16 @@ final class LandmarkerPipeline {
   private let geometry: FaceGeometry?
   private let options: FaceLandmarkerOptions
 
-  /// Stream mode: the regions the previous frame's faces gave for this frame.
-  private var trackedRegions: [NormalizedRect] = []
-  /// Stream mode: one smoother per face being followed, with the region it was last seen in.
-  private var smoothers: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
+  /// What a stream carries from one frame to the next.
+  struct Tracking {
+    /// The regions the previous frame's faces gave for this frame.
+    var regions: [NormalizedRect] = []
+    /// One smoother per face being followed, with the region it was last seen in.
+    var smoothers: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
+  }
+
+  /// Stream mode: the state the previous frame left; empty for a still image or a new video.
+  var tracking = Tracking()
 
   init(
     detector: FaceSearch, landmarks: LandmarkGraph, blendshapes: BlendshapeGraph?, geometry: FaceGeometry?,
@@ -37,8 +44,7 @@ final class LandmarkerPipeline {
 
   /// Forgets every tracked face and filter, as if the next frame began a new video.
   func reset() {
-    trackedRegions = []
-    smoothers = []
+    tracking = Tracking()
   }
 
   /// One image (`timestamp` nil) or one frame of a stream.
@@ -46,14 +52,14 @@ final class LandmarkerPipeline {
     let (w, h) = (image.width, image.height)
     let streaming = timestamp != nil
     var regions: [NormalizedRect]
-    if streaming && trackedRegions.count >= options.numFaces {
+    if streaming && tracking.regions.count >= options.numFaces {
       // Enough faces are tracked: the detector does not run.
-      regions = trackedRegions
+      regions = tracking.regions
     } else {
       // Inside the landmarker MediaPipe leaves suppression at its graph default, 0.5.
       let found = try detector.detect(image, minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
       let detected = found.prefix(options.numFaces).map { FaceRects.region(for: $0, imageWidth: w, imageHeight: h) }
-      regions = streaming ? Self.associate(trackedRegions + detected, threshold: options.minTrackingConfidence) : Array(detected)
+      regions = streaming ? Self.associate(tracking.regions + detected, threshold: options.minTrackingConfidence) : Array(detected)
     }
     regions = Array(regions.prefix(options.numFaces))
 
@@ -66,7 +72,7 @@ final class LandmarkerPipeline {
       faces.append((out.landmarks, region))
       if streaming { next.append(FaceRects.region(forLandmarks: out.landmarks, imageWidth: w, imageHeight: h)) }
     }
-    if streaming { trackedRegions = next }
+    if streaming { tracking.regions = next }
 
     var smoothed = faces.map(\.landmarks)
     if let timestamp { smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h) }
@@ -76,16 +82,6 @@ final class LandmarkerPipeline {
         blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil,
         transformationMatrix: geometry?.transformationMatrix(landmarks: points, imageWidth: w, imageHeight: h))
     }
-  }
-
-  /// Test seam (`LandmarkerStepParityTests`): the stream state after a frame in which one face
-  /// had the unsmoothed landmarks `rawLandmarks` and `smoother` had filtered every frame so
-  /// far, so that the next `process` call follows that face from them exactly as it would
-  /// from landmarks of its own.
-  func resumeTracking(rawLandmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int, smoother: LandmarkSmoother) {
-    let region = FaceRects.region(forLandmarks: rawLandmarks, imageWidth: imageWidth, imageHeight: imageHeight)
-    trackedRegions = [region]
-    smoothers = [(region, smoother)]
   }
 
   /// MediaPipe's `AssociationNormRectCalculator`: each region in turn removes the earlier
@@ -103,14 +99,14 @@ final class LandmarkerPipeline {
     if options.numFaces == 1 || options.landmarkSmoothing == .mediaPipe {
       // MediaPipe smooths only with numFaces 1; a frame without a face resets the filter.
       guard options.numFaces == 1, let face = faces.first else {
-        smoothers = []
+        tracking.smoothers = []
         return faces.map(\.0)
       }
-      if smoothers.isEmpty { smoothers = [(face.1, LandmarkSmoother())] }
-      return [smoothers[0].smoother.smooth(face.0, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height)]
+      if tracking.smoothers.isEmpty { tracking.smoothers = [(face.1, LandmarkSmoother())] }
+      return [tracking.smoothers[0].smoother.smooth(face.0, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height)]
     }
     // Every face: follow each by the overlap of the regions its landmarks were read from.
-    var previous = smoothers
+    var previous = tracking.smoothers
     var current: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
     var out: [[SIMD3<Float>]] = []
     for (points, region) in faces {
@@ -122,7 +118,7 @@ final class LandmarkerPipeline {
       out.append(smoother.smooth(points, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height))
       current.append((region, smoother))
     }
-    smoothers = current
+    tracking.smoothers = current
     return out
   }
 }

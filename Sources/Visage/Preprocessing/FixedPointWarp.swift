@@ -77,7 +77,7 @@ struct LevelMap: Sendable {
 
   init(range: ClosedRange<Float>) {
     scale = (range.upperBound - range.lowerBound) / 255
-    offset = range.lowerBound - 0 * scale
+    offset = range.lowerBound
   }
 
   /// The value of `level` (0...255).

@@ -16,11 +16,17 @@ public struct BaseOptions: Sendable, Equatable {
     self.threadCount = threadCount
   }
 
-  /// Threads for the task's interpreters: nil for one thread.
-  func threadPool() throws(VisionTaskError) -> ThreadPool? {
+  /// Throws `VisionTaskError.invalidOption` for a thread count outside 1...64. The model path
+  /// is not looked at: a task reads it when it is created.
+  public func validate() throws(VisionTaskError) {
     guard threadCount >= 1, threadCount <= 64 else {
       throw .invalidOption("invalid `threadCount` option: must be in 1...64, got \(threadCount)")
     }
+  }
+
+  /// Threads for the task's interpreters: nil for one thread.
+  func threadPool() throws(VisionTaskError) -> ThreadPool? {
+    try validate()
     return threadCount > 1 ? ThreadPool(threadCount: threadCount) : nil
   }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import VisageTFLite
 
 /// Finds faces in images, video frames or a live stream: MediaPipe's Face Detector.
 ///
@@ -35,12 +34,7 @@ public final class FaceDetector: @unchecked Sendable {
   public init(options: FaceDetectorOptions) throws {
     try options.validate()
     self.options = options
-    let pool = try options.baseOptions.threadPool()
-    let search = try FaceSearch(
-      primary: DetectorGraph(model: Self.loadModel(options.baseOptions.modelAssetPath), pool: pool),
-      allScales: options.searchesAllScales,
-      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.modelAssetPath,
-      anyRotation: options.searchesAnyRotation, pool: pool)
+    let search = try ModelLoader.faceSearch(for: options, pool: options.baseOptions.threadPool())
     self.search = search
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
       let found = try search.detect(
@@ -89,14 +83,6 @@ public final class FaceDetector: @unchecked Sendable {
       delegate.faceDetector(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
     }
     options.liveStreamHandler?(result, timestamp, error)
-  }
-
-  /// Loads a detector from a `.tflite`, a `.task` bundle (its `face_detector.tflite`) or
-  /// a `bundle.task:entry` reference.
-  static func loadModel(_ path: String) throws(VisionTaskError) -> TFLiteModel {
-    guard !path.isEmpty else { throw .invalidModel("no model path given (baseOptions.modelAssetPath)") }
-    let reference = path.hasSuffix(".task") ? path + ":face_detector.tflite" : path
-    do { return try ModelSource.model(at: reference) } catch { throw .invalidModel("\(error)") }
   }
 }
 

@@ -52,12 +52,14 @@ public struct FaceDetectorOptions: Sendable {
     searchesAnyRotation = false
   }
 
-  /// Throws for thresholds outside 0...1 (or NaN) and for a delegate that does not fit the
-  /// running mode.
-  func validate() throws(VisionTaskError) {
+  /// Throws the `VisionTaskError` that `FaceDetector(options:)` would throw for these options
+  /// before reading any model: for thresholds outside 0...1 (or NaN), a delegate or handler
+  /// that does not fit the running mode, or a thread count outside 1...64.
+  public func validate() throws(VisionTaskError) {
     try validateUnitInterval([
       ("minDetectionConfidence", minDetectionConfidence), ("minSuppressionThreshold", minSuppressionThreshold),
     ])
     try runningMode.validate(hasLiveStreamReceiver: faceDetectorLiveStreamDelegate != nil || liveStreamHandler != nil)
+    try baseOptions.validate()
   }
 }

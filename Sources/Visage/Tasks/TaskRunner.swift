@@ -1,8 +1,9 @@
 import Foundation
 
-/// The calls every vision task takes the same way, whatever it computes: the running-mode
-/// check, one lock that serialises runs, the increasing-timestamp rule of video and
-/// live-stream mode, and the live-stream hand-off with its callback.
+/// The calls every vision task (`FaceDetector`, `FaceLandmarker`, `FaceAnalyzer`) takes the
+/// same way, whatever it computes: the running-mode check, one lock that serialises runs, the
+/// increasing-timestamp rule of video and live-stream mode, and the live-stream hand-off with
+/// its callback and flow limiting (`LiveStreamRunner`).
 ///
 /// The task gives `process`, which turns an image (and its timestamp, nil for a still image)
 /// into its output; `process` always runs under the lock, so it may use state the task does
@@ -64,7 +65,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
 
   /// Runs `process` on a still image (`timestamp` nil) or on a frame whose timestamp must
   /// pass the gate, with no running-mode check: the caller has made it.
-  func run(_ image: VisionImage, timestamp: Int?) throws -> Output {
+  private func run(_ image: VisionImage, timestamp: Int?) throws -> Output {
     try lock.withLock {
       if let timestamp { try gateLock.withLock { try timestamps.admit(timestamp) } }
       return try process(image, timestamp)

@@ -1,0 +1,96 @@
+import Foundation
+import VisageRuntime
+import VisageTFLite
+
+/// Every model file a task reads, and the stages built from them: the one place that turns
+/// options' paths into detector searches and landmarker pipelines, with the errors a bad
+/// path or model gives (`VisionTaskError.invalidModel`).
+///
+/// The tasks call it from their initializers; `FaceAnalyzer` gets the same pipeline the
+/// landmarker runs.
+enum ModelLoader {
+  /// A detector from a `.tflite`, a `.task` bundle (its `face_detector.tflite`) or a
+  /// `bundle.task:entry` reference.
+  static func detectorModel(at path: String) throws(VisionTaskError) -> TFLiteModel {
+    guard !path.isEmpty else { throw .invalidModel("no model path given (baseOptions.modelAssetPath)") }
+    let reference = path.hasSuffix(".task") ? path + ":face_detector.tflite" : path
+    do { return try ModelSource.model(at: reference) } catch { throw .invalidModel("\(error)") }
+  }
+
+  /// The detectors a `FaceDetector` with `options` runs (already validated).
+  static func faceSearch(for options: FaceDetectorOptions, pool: ThreadPool?) throws(VisionTaskError) -> FaceSearch {
+    try faceSearch(
+      primary: detectorModel(at: options.baseOptions.modelAssetPath), allScales: options.searchesAllScales,
+      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.modelAssetPath,
+      anyRotation: options.searchesAnyRotation, pool: pool)
+  }
+
+  /// The landmarker's stages for `options` (already validated), loaded from the `.task`
+  /// bundle at `baseOptions.modelAssetPath` (and a separate detector when
+  /// `faceDetectorModelAssetPath` is set), sharing one set of threads: the three models run
+  /// one after another.
+  static func landmarkerPipeline(for options: FaceLandmarkerOptions) throws(VisionTaskError) -> LandmarkerPipeline {
+    let path = options.baseOptions.modelAssetPath
+    let bundle: TaskBundle
+    do { bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: path)) } catch {
+      throw .invalidModel(path.isEmpty ? "no model path given (baseOptions.modelAssetPath)" : "\(error)")
+    }
+    func model(_ name: String) throws(VisionTaskError) -> TFLiteModel {
+      do { return try TFLiteModel(bytes: bundle.data(named: name)) } catch { throw .invalidModel("\(path): \(error)") }
+    }
+    let pool = try options.baseOptions.threadPool()
+    let primaryModel =
+      if let separate = options.faceDetectorModelAssetPath { try detectorModel(at: separate) } else {
+        try model("face_detector.tflite")
+      }
+    let detector = try faceSearch(
+      primary: primaryModel,
+      allScales: options.searchesAllScales, fullRangePath: options.fullRangeDetectorModelAssetPath,
+      besideModel: path, anyRotation: options.searchesAnyRotation, pool: pool)
+    let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
+    var blendshapes: BlendshapeGraph?
+    if options.outputFaceBlendshapes {
+      guard bundle.entryNames.contains("face_blendshapes.tflite") else {
+        throw .invalidModel("\(path) has no face_blendshapes.tflite, which outputFaceBlendshapes needs")
+      }
+      blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"), pool: pool)
+    }
+    var geometry: FaceGeometry?
+    if options.outputFacialTransformationMatrixes {
+      let name = "geometry_pipeline_metadata_landmarks.binarypb"
+      do { geometry = try FaceGeometry(metadata: bundle.data(named: name)) } catch {
+        throw .invalidModel("\(path): \(name): \(error)")
+      }
+    }
+    return LandmarkerPipeline(
+      detector: detector, landmarks: landmarks, blendshapes: blendshapes, geometry: geometry, options: options)
+  }
+
+  /// The detectors any task's options ask for: `primary` alone, plus the full-range model
+  /// for all scales, from `fullRangePath` or, when that is nil,
+  /// `face_detection_full_range.tflite` beside `modelPath` (where the repository's Weights keep
+  /// it). `primary` must then be the short-range model.
+  private static func faceSearch(
+    primary: TFLiteModel, allScales: Bool, fullRangePath: String?, besideModel modelPath: String,
+    anyRotation: Bool, pool: ThreadPool?
+  ) throws(VisionTaskError) -> FaceSearch {
+    let primary = try DetectorGraph(model: primary, pool: pool)
+    var fullRange: DetectorGraph?
+    if allScales {
+      let fullRangePath = fullRangePath ?? URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+        .appendingPathComponent("face_detection_full_range.tflite").path
+      guard primary.range == .short else {
+        throw .invalidOption("searching all scales needs the short-range detector as the model and the full-range one apart")
+      }
+      let model: TFLiteModel
+      do { model = try detectorModel(at: fullRangePath) } catch {
+        throw .invalidModel("searching all scales needs the full-range detector, which could not be loaded from \(fullRangePath): \(error)")
+      }
+      fullRange = try DetectorGraph(model: model, pool: pool)
+      guard fullRange?.range == .full else {
+        throw .invalidModel("\(fullRangePath) is not the full-range (192×192) detector that searching all scales needs")
+      }
+    }
+    return FaceSearch(primary: primary, fullRange: fullRange, anyRotation: anyRotation)
+  }
+}
