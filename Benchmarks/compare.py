@@ -10,7 +10,7 @@ one long block each would pin on one side; the ratio is the median of the blocks
 and their spread is printed too (the last column).
 
 Pipeline item `detector_image`: MediaPipe 1.2.2's Tasks FaceDetector (short range, IMAGE mode,
-default options) timed around `detect()` on Tests/Fixtures/images/astronaut.png, decoded and
+default options) timed around `detect()` on Weights/bench/astronaut.png, decoded and
 wrapped in an mp.Image once beforehand (decoding excluded), against `visage bench --only
 detector_image`. MediaPipe's Python API has no thread-count option; its CPU inference uses one
 XNNPACK thread on desktop Linux (the cpu/wall ratio printed with it, about 1.0, shows that), so
@@ -23,8 +23,8 @@ geometry on every call.
 
 Pipeline item `landmarker_video`: the same options in VIDEO mode, timed around each
 `detect_for_video()` call, so the figures are per frame. The frames are
-Tests/Fixtures/landmarker/frames/pan/*.jpg (320x240, written by
-Tools/make_landmarker_fixtures.py), decoded once beforehand and played forward then backward
+Weights/bench/pan/*.jpg (320x240, copies of the frames
+Tools/make_landmarker_fixtures.py writes to Tests/Fixtures/landmarker/frames/pan), decoded once beforehand and played forward then backward
 (0, 1, .., 11, 10, .., 1, 0, 1, ..) for the warm-up frames and then the timed ones, frame k at
 round(k * 1000 / 30) ms. The face is tracked throughout, so after the first frame the detector
 does not run: a frame is landmarks from the previous frame's ROI, smoothing, blendshapes and
@@ -57,8 +57,10 @@ sys.path.insert(0, os.path.join(ROOT, "Tools"))
 from bundled_models import MODELS, model_bytes  # noqa: E402
 
 PIPELINES = ["detector_image", "landmarker_image", "landmarker_video"]  # against MediaPipe Tasks
-ASTRONAUT = os.path.join(ROOT, "Tests", "Fixtures", "images", "astronaut.png")
-VIDEO_FRAMES = os.path.join(ROOT, "Tests", "Fixtures", "landmarker", "frames", "pan")
+# The inputs `visage bench` times its pipelines on (copies of Tests/Fixtures/images/astronaut.png
+# and Tests/Fixtures/landmarker/frames/pan, see Weights/README.md), so both sides read the same files.
+ASTRONAUT = os.path.join(ROOT, "Weights", "bench", "astronaut.png")
+VIDEO_FRAMES = os.path.join(ROOT, "Weights", "bench", "pan")
 
 
 def splitmix64_floats(count, seed=42):

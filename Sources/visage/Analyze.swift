@@ -53,26 +53,29 @@ struct Analyze: ParsableCommand {
   var runningMode: AnalyzeRunningMode = .image
 
   func validate() throws {
-    guard (0...1).contains(minFaceSize) else { throw ValidationError("--min-face-size must be in 0...1") }
-    guard maxFaces >= 1 else { throw ValidationError("--max-faces must be at least 1") }
+    try validateThroughLibrary { () throws(VisionTaskError) in try options(bundle: "", fullRangePath: nil).validate() }
   }
 
-  func run() throws {
-    let (frames, reporter) = try io.open(timestamped: runningMode == .video)
+  /// The analyzer options the arguments ask for, with the models' paths given apart (the
+  /// bundled ones are looked up only when the analyzer is made).
+  private func options(bundle: String, fullRangePath: String?) -> FaceAnalyzerOptions {
     var options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads),
+      baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
       classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)
     options.maximumFaceCount = maxFaces
     options.searchesAnyRotation = anyRotation
-    if model == nil && performance == .accurate {
-      options.fullRangeDetectorModelAssetPath = try BundledWeights.model(named: "face_detection_full_range")
-    }
-    let analyzer: FaceAnalyzer
-    do { analyzer = try FaceAnalyzer(options: options) } catch let error as VisionTaskError {
-      throw ValidationError("\(error)")
-    }
+    options.fullRangeDetectorModelAssetPath = fullRangePath
+    return options
+  }
+
+  func run() throws {
+    let (frames, reporter) = try io.open(timestamped: runningMode == .video)
+    let bundle = try model ?? BundledWeights.taskBundle()
+    let fullRangePath =
+      model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
+    let analyzer = try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath)) }
     processEach(frames, reporter: reporter) { image, timestamp in
       runningMode == .image ? try analyzer.analyze(image: image) : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
     } report: { faces, frame, image in try report(faces, frame: frame, image: image, frames: frames, reporter: reporter) }

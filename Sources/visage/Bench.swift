@@ -27,7 +27,7 @@ struct Bench: ParsableCommand {
   @Option(help: "Measure only this item (repeatable): \(Bench.itemNames.joined(separator: ", ")).")
   var only: [String] = []
 
-  @Option(help: "The image for pipeline items (default: the bundled astronaut.png).")
+  @Option(help: "The image for pipeline items (default: Weights/bench/astronaut.png).")
   var image: String?
 
   /// Pipeline items: a task end to end on a decoded image (decoding excluded), and
@@ -50,9 +50,8 @@ struct Bench: ParsableCommand {
 
   func validate() throws {
     // Threads bounded as the tasks bound them: a pool of a million threads is no benchmark.
-    guard (1...64).contains(threads), iterations >= 1, warmup >= 0 else {
-      throw ValidationError("--threads must be in 1...64, --iterations at least 1, --warmup at least 0")
-    }
+    try validateThroughLibrary { () throws(VisionTaskError) in try BaseOptions(threadCount: threads).validate() }
+    guard iterations >= 1, warmup >= 0 else { throw ValidationError("--iterations must be at least 1, --warmup at least 0") }
     for name in only where !Bench.itemNames.contains(name) {
       throw ValidationError("unknown item '\(name)'; known: \(Bench.itemNames.joined(separator: ", "))")
     }
@@ -143,11 +142,11 @@ struct Bench: ParsableCommand {
         let landmarker = try FaceLandmarker(options: options)
         return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? landmarker.detect(image: picture) }
       }
-      // Video: the committed pan sequence played forward and backward, frame k at
+      // Video: the pan sequence beside the weights played forward and backward, frame k at
       // round(k·1000/30) ms, as Benchmarks/compare.py plays it to MediaPipe.
       options.runningMode = .video
       let landmarker = try FaceLandmarker(options: options)
-      let folder = try BundledWeights.directory() + "/../Tests/Fixtures/landmarker/frames/pan"
+      let folder = try BundledWeights.panFrames()
       let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jpg") }.sorted()
       let frames = try names.map { try VisionImage(contentsOfFile: folder + "/" + $0) }
       let cycle = Array(frames.indices) + Array(stride(from: frames.count - 2, to: 0, by: -1))

@@ -18,8 +18,7 @@ enum BundledWeights {
     for dir in candidates where FileManager.default.fileExists(atPath: dir + "/face_landmarker.task") {
       return dir
     }
-    throw ValidationError(
-      "cannot find the bundled Weights/ folder; run from the repository root or set VISAGE_WEIGHTS")
+    throw SetupError("cannot find the bundled Weights/ folder; run from the repository root or set VISAGE_WEIGHTS")
   }
 
   /// The bundled `face_landmarker.task`.
@@ -36,9 +35,16 @@ enum BundledWeights {
     }
   }
 
-  /// The sample image beside the weights: `Tests/Fixtures/images/astronaut.png`.
+  /// The benchmark's image: `Weights/bench/astronaut.png` (the same file as the tests'
+  /// `Tests/Fixtures/images/astronaut.png`, which the command line never reads).
   static func sampleImage() throws -> String {
-    try directory() + "/../Tests/Fixtures/images/astronaut.png"
+    try directory() + "/bench/astronaut.png"
+  }
+
+  /// The benchmark's video: `Weights/bench/pan`, 320×240 JPEG frames (the same files as
+  /// `Tests/Fixtures/landmarker/frames/pan`).
+  static func panFrames() throws -> String {
+    try directory() + "/bench/pan"
   }
 
   /// The four bundled models, in benchmark order.

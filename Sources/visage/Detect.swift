@@ -39,28 +39,35 @@ struct Detect: ParsableCommand {
   var runningMode: CLIRunningMode = .image
 
   func validate() throws {
-    guard (0...1).contains(minDetectionConfidence), (0...1).contains(minSuppressionThreshold) else {
-      throw ValidationError("--min-detection-confidence and --min-suppression-threshold must be in 0...1")
-    }
     if model != nil && range != .short { throw ValidationError("give either --model or --range \(range), not both") }
+    try validateThroughLibrary { () throws(VisionTaskError) in
+      try options(modelPath: "", fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()).validate()
+    }
+  }
+
+  /// The detector options the arguments ask for, with the models' paths and the live-stream
+  /// handler given apart (the bundled ones are looked up only when the task is made).
+  private func options(
+    modelPath: String, fullRangePath: String?,
+    liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+  ) -> FaceDetectorOptions {
+    var options = FaceDetectorOptions(
+      baseOptions: BaseOptions(modelAssetPath: modelPath, threadCount: io.threads),
+      runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
+      minSuppressionThreshold: minSuppressionThreshold)
+    options.searchesAllScales = range == .all
+    options.fullRangeDetectorModelAssetPath = fullRangePath
+    options.searchesAnyRotation = anyRotation
+    options.liveStreamHandler = liveStreamHandler
+    return options
   }
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    var options = FaceDetectorOptions(
-      baseOptions: BaseOptions(modelAssetPath: try model ?? range.bundledPath(), threadCount: io.threads),
-      runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
-      minSuppressionThreshold: minSuppressionThreshold)
-    try range.configure(allScales: &options.searchesAllScales, fullRangePath: &options.fullRangeDetectorModelAssetPath)
-    options.searchesAnyRotation = anyRotation
-    do {
-      try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") { handler -> FaceDetector in
-        options.liveStreamHandler = handler
-        return try FaceDetector(options: options)
-      } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
-    } catch let error as VisionTaskError {
-      throw ValidationError("\(error)")
-    }
+    let (modelPath, fullRangePath) = (try model ?? range.bundledPath(), try range.allScalesFullRangePath())
+    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") { handler in
+      try makeTask { try FaceDetector(options: options(modelPath: modelPath, fullRangePath: fullRangePath, liveStreamHandler: handler)) }
+    } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
     try reporter.finish()
   }
 
@@ -105,12 +112,10 @@ enum DetectorRange: String, ExpressibleByArgument, CaseIterable {
     try BundledWeights.model(named: self == .full ? "face_detection_full_range" : "face_detector")
   }
 
-  /// Sets a task's all-scales options for `all`: the short-range model is then the task's
-  /// own, and the full-range one comes from the bundled weights.
-  func configure(allScales: inout Bool, fullRangePath: inout String?) throws {
-    guard self == .all else { return }
-    allScales = true
-    fullRangePath = try BundledWeights.model(named: "face_detection_full_range")
+  /// For `all`, the bundled full-range model the all-scales search adds to the task's own
+  /// short-range one; nil for the other ranges.
+  func allScalesFullRangePath() throws -> String? {
+    self == .all ? try BundledWeights.model(named: "face_detection_full_range") : nil
   }
 }
 

@@ -27,9 +27,10 @@ struct FrameOptions: ParsableArguments {
   @Flag(help: "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them).")
   var ignoreExif = false
 
+  /// `--threads` is checked by each command with the rest of its task's options
+  /// (`BaseOptions.validate()`); the frame rate is the command line's own.
   func validate() throws {
     if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
-    guard (1...64).contains(threads) else { throw ValidationError("--threads must be in 1...64") }
   }
 
   /// The inputs, and the reporter that writes one line per input. `timestamped`: whether

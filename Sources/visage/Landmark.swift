@@ -55,18 +55,18 @@ struct Landmark: ParsableCommand {
   var runningMode: CLIRunningMode = .image
 
   func validate() throws {
-    guard numFaces >= 1 else { throw ValidationError("--num-faces must be at least 1") }
-    for (name, value) in [
-      ("--min-face-detection-confidence", minFaceDetectionConfidence), ("--min-face-presence-confidence", minFacePresenceConfidence),
-      ("--min-tracking-confidence", minTrackingConfidence),
-    ] where !(0...1).contains(value) {
-      throw ValidationError("\(name) must be in 0...1")
+    try validateThroughLibrary { () throws(VisionTaskError) in
+      try options(bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()).validate()
     }
   }
 
-  func run() throws {
-    let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: try model ?? BundledWeights.taskBundle(), threadCount: io.threads))
+  /// The landmarker options the arguments ask for, with the models' paths and the live-stream
+  /// handler given apart (the bundled ones are looked up only when the task is made).
+  private func options(
+    bundle: String, detectorPath: String?, fullRangePath: String?,
+    liveStreamHandler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
+  ) -> FaceLandmarkerOptions {
+    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = minFaceDetectionConfidence
@@ -75,17 +75,25 @@ struct Landmark: ParsableCommand {
     options.outputFaceBlendshapes = blendshapes
     options.outputFacialTransformationMatrixes = transformationMatrices
     options.landmarkSmoothing = smoothing.value
-    if detectorRange == .full { options.faceDetectorModelAssetPath = try detectorRange.bundledPath() }
-    try detectorRange.configure(allScales: &options.searchesAllScales, fullRangePath: &options.fullRangeDetectorModelAssetPath)
+    options.faceDetectorModelAssetPath = detectorPath
+    options.searchesAllScales = detectorRange == .all
+    options.fullRangeDetectorModelAssetPath = fullRangePath
     options.searchesAnyRotation = anyRotation
-    do {
-      try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") { handler -> FaceLandmarker in
-        options.liveStreamHandler = handler
-        return try FaceLandmarker(options: options)
-      } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
-    } catch let error as VisionTaskError {
-      throw ValidationError("\(error)")
-    }
+    options.liveStreamHandler = liveStreamHandler
+    return options
+  }
+
+  func run() throws {
+    let (frames, reporter) = try io.open(timestamped: runningMode != .image)
+    let bundle = try model ?? BundledWeights.taskBundle()
+    let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
+    let fullRangePath = try detectorRange.allScalesFullRangePath()
+    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") { handler in
+      try makeTask {
+        try FaceLandmarker(
+          options: options(bundle: bundle, detectorPath: detectorPath, fullRangePath: fullRangePath, liveStreamHandler: handler))
+      }
+    } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
     try reporter.finish()
   }
 

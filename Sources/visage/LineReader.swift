@@ -14,12 +14,12 @@ final class LineReader {
     if path == "-" {
       // A stream of our own on descriptor 0 (the global `stdin` is not concurrency-safe).
       guard let input = fdopen(STDIN_FILENO, "rb") else {
-        throw ValidationError("cannot read standard input: \(String(cString: strerror(errno)))")
+        throw SetupError("cannot read standard input: \(String(cString: strerror(errno)))")
       }
       (file, ownsFile) = (input, false)
     } else {
       guard let opened = fopen(path, "rb") else {
-        throw ValidationError("cannot read '\(path)': \(String(cString: strerror(errno)))")
+        throw SetupError("cannot read '\(path)': \(String(cString: strerror(errno)))")
       }
       (file, ownsFile) = (opened, true)
     }

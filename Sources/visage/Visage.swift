@@ -9,13 +9,17 @@ struct Visage: ParsableCommand {
     subcommands: [Detect.self, Landmark.self, Analyze.self, Run.self, Inspect.self, Bench.self])
 
   /// Runs the command, with the exit statuses of the command-line contract: 0 on success, 1
-  /// when an input failed or standard output could not be written, 2 for usage errors
-  /// (argument parser's own would be 64).
+  /// when an input failed, a model or file could not be read (`SetupError`) or standard
+  /// output could not be written, 2 for usage errors (argument parser's own would be 64).
   static func main() {
     do {
       var command = try parseAsRoot()
       try command.run()
       StandardOutput.flush()
+    } catch let error as SetupError {
+      StandardOutput.flush()
+      FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+      Foundation.exit(1)
     } catch {
       StandardOutput.flush()
       let code = exitCode(for: error)

@@ -116,6 +116,54 @@ import VisageTestSupport
     #expect(run.stderr.contains("missing.png") && run.stderr.contains(garbage))
   }
 
+  /// A model or list that is missing or unusable fails the run with status 1 and a message
+  /// on stderr, before any output; it is not a usage error (2).
+  @Test func unusableModelsAndMissingFilesExitWithOne() throws {
+    let garbage = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString).tflite"
+    try Data("not a model".utf8).write(to: URL(fileURLWithPath: garbage))
+    defer { try? FileManager.default.removeItem(atPath: garbage) }
+    for (arguments, message) in [
+      (["detect", "--model", "missing.tflite", Self.astronaut], "invalid model"),
+      (["detect", "--model", garbage, Self.astronaut], "invalid model"),
+      (["detect", "--model", garbage, "--running-mode", "live-stream", Self.astronaut], "invalid model"),
+      (["landmark", "--model", "missing.task", Self.astronaut], "invalid model"),
+      // A detector where a .task bundle belongs.
+      (["landmark", "--model", "Weights/face_detection_full_range.tflite", Self.astronaut], "invalid model"),
+      (["analyze", "--model", garbage, Self.astronaut], "invalid model"),
+      (["landmark", "--paths-from", "missing-list.txt"], "cannot read 'missing-list.txt'"),
+    ] {
+      let run = try CLI.run(arguments)
+      #expect(run.status == 1, "\(arguments): \(run.stderr)")
+      #expect(run.stdout.isEmpty && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+    }
+  }
+
+  /// Option values the library refuses are usage errors carrying the library's message.
+  @Test func optionChecksAreTheLibrarys() throws {
+    for (arguments, message) in [
+      (["detect", "--min-detection-confidence", "2"], "invalid `minDetectionConfidence` option"),
+      (["landmark", "--num-faces", "0"], "invalid `numFaces` option"),
+      (["analyze", "--threads", "65"], "invalid `threadCount` option"),
+      (["detect", "--running-mode", "live-stream", "--threads", "0"], "invalid `threadCount` option"),
+    ] {
+      let run = try CLI.run(arguments + [Self.astronaut])
+      #expect(run.status == 2 && run.stdout.isEmpty && run.stderr.contains(message), "\(arguments): \(run.stderr)")
+    }
+  }
+
+  /// `bench` reads its inputs from Weights/bench, never from Tests/: they must stay the same
+  /// bytes as the fixtures they copy, so that its figures and the tests speak of one input.
+  @Test func benchInputsAreCopiesOfTheFixtures() throws {
+    let root = Fixtures.repositoryRoot
+    var pairs = [("Weights/bench/astronaut.png", "Tests/Fixtures/images/astronaut.png")]
+    let pan = try FileManager.default.contentsOfDirectory(atPath: root + "/Tests/Fixtures/landmarker/frames/pan").sorted()
+    #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/Weights/bench/pan").sorted() == pan)
+    pairs += pan.map { ("Weights/bench/pan/" + $0, "Tests/Fixtures/landmarker/frames/pan/" + $0) }
+    for (copy, fixture) in pairs {
+      #expect(FileManager.default.contentsEqual(atPath: root + "/" + copy, andPath: root + "/" + fixture), "\(copy)")
+    }
+  }
+
   @Test(arguments: [
     ["landmark", "--num-faces", "0", astronaut], ["landmark", "--fps", "-1", astronaut],
     ["landmark", "--min-face-presence-confidence", "1.5", astronaut], ["detect", "--running-mode", "sideways", astronaut],
