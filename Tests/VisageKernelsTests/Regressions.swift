@@ -12,9 +12,10 @@ import VisageTestSupport
 // kernels' fast paths that once looked risky in review.
 
 @Suite struct Regressions {
-  /// Dilation 3 with stride 2 on a 9-column input: the depthwise fast path computes the
-  /// first and last in-image tap by rounding divisions; an off-by-one there reads past the
-  /// image or drops a tap. 17 channels cover the SIMD body and the scalar tail.
+  /// Dilation 2 with stride 2 on a 9-column input, and dilation 3 on a 3-column one: the
+  /// depthwise fast path computes the first and last in-image tap by rounding divisions; an
+  /// off-by-one there reads past the image or drops a tap. 17 channels cover the SIMD body and
+  /// the scalar tail.
   @Test func depthwiseDilatedTapBoundsWithTail() {
     check(
       DepthwiseCase(

@@ -10,13 +10,13 @@ import Foundation
 ///   about the camera's z axis.
 /// - The line of sight: the geometry stage places the face in a virtual camera (63° vertical
 ///   field of view) and its pose partly follows the ray from the camera to the face, so the
-///   same face pasted at different places in a picture reads different angles: measured with
-///   MediaPipe 1.2.2 on astronaut.png's head pasted at the corners, edges and centre of
-///   640×480, 1024×768 and 1280×720 canvases, yaw and pitch moved by about 0.28 times the ray's
-///   angle (±8° at the sides). Turning the pose by `lineOfSightCorrection` (0.3) of the
-///   rotation that brings the ray onto the optical axis leaves the same face reading the same
-///   yaw and pitch within about 2° anywhere in the picture, as a pose read from the face's
-///   appearance should. (All of that rotation would over-correct by more than 3 times.)
+///   same face pasted at different places in a picture reads different angles (yaw and pitch
+///   follow a fraction of the ray's angle). Turning the pose by `lineOfSightCorrection` (0.3)
+///   of the rotation that brings the ray onto the optical axis makes a face read about the
+///   same yaw and pitch anywhere in the picture, as a pose read from the face's appearance
+///   should: astronaut.png's head pasted at the corners, edges and centre of a 640×480 canvas
+///   reads yaw and pitch that spread over less than 4°
+///   (`FaceAnalyzerTests.anglesDoNotDependOnWhereTheFaceIs`).
 ///
 /// The rotation is then split as yaw · pitch · roll (R = Ry(Y) · Rx(−X) · Rz(Z)): the face's
 /// forward axis gives yaw (toward +x, the image's right, is positive) and pitch (toward +y,
