@@ -52,8 +52,14 @@ import VisageTestSupport
     }
   }
 
-  /// Prints, per model, the largest scaled difference the optimized kernels reach against
-  /// LiteRT's reference kernels over all fixture cases and outputs (the README quotes these).
+  /// The largest scaled difference the optimized kernels reach against LiteRT's reference
+  /// kernels over all fixture cases and outputs, per model, printed for the README and held
+  /// to what the kernels achieve, far inside the 1e-5 every model is held to above.
+  ///
+  /// Measured on x86-64 Linux at the AVX2 and the baseline level alike: 0 (bit-identical) on
+  /// the detector, face mesh and full-range models, 2.24e-6 on blendshapes (its reductions sum
+  /// in another order). The bounds: 0 for the three, since any difference there means a
+  /// kernel changed its summation order; 2.5e-6 for blendshapes, just above its figure.
   @Test func worstCaseDifferences() throws {
     var worst: [String: Float] = [:]
     for fixture in RuntimeFixtures.cases {
@@ -63,5 +69,13 @@ import VisageTestSupport
       }
     }
     for (name, error) in worst.sorted(by: { $0.key < $1.key }) { print("optimized vs LiteRT reference, \(name): \(error)") }
+    let bounds: [String: Float] = [
+      "face_detector": 0, "face_landmarks_detector": 0, "face_detection_full_range": 0, "face_blendshapes": 2.5e-6,
+    ]
+    #expect(Set(worst.keys) == Set(BundledModel.allCases.map(\.name)), "models measured: \(worst.keys.sorted())")
+    for (name, error) in worst {
+      let bound = try #require(bounds[name], "no bound for \(name)")
+      #expect(error <= bound, "\(name): optimized vs LiteRT reference \(error), bound \(bound)")
+    }
   }
 }
