@@ -56,10 +56,12 @@ import VisageTestSupport
   /// kernels over all fixture cases and outputs, per model, printed for the README and held
   /// to what the kernels achieve, far inside the 1e-5 every model is held to above.
   ///
-  /// Measured on x86-64 Linux at the AVX2 and the baseline level alike: 0 (bit-identical) on
-  /// the detector, face mesh and full-range models, 2.24e-6 on blendshapes (its reductions sum
-  /// in another order). The bounds: 0 for the three, since any difference there means a
-  /// kernel changed its summation order; 2.5e-6 for blendshapes, just above its figure.
+  /// Measured on x86-64 Linux at the AVX2 and the baseline level alike (`swift test -c release
+  /// --filter ParityTests/worstCaseDifferences`, with `VISAGE_MAX_ISA=baseline` for the
+  /// latter): 0 (bit-identical) on the detector, face mesh and full-range models, 2.24e-6 on
+  /// blendshapes (its reductions sum in another order). The bounds: 0 for the three, since any
+  /// difference there means a kernel changed its summation order; 2.5e-6 for blendshapes,
+  /// just above its figure.
   @Test func worstCaseDifferences() throws {
     var worst: [String: Float] = [:]
     for fixture in RuntimeFixtures.cases {

@@ -38,7 +38,8 @@ import VisageTestSupport
       // each frame's region comes from the last frame's landmarks, and OpenCV's 1/32-pixel
       // sampling makes the crop, so the next landmarks, jump under any change of the region.
       // Our inference matches TFLite's reference kernels exactly, MediaPipe's XNNPACK differs
-      // by ~2.7e-7, and that grows to 5.5e-4 within a few frames (then 1.7e-2 in blendshapes).
+      // in the last bits (one step's raw landmarks: `worstCaseStepDifferences`), and the loop
+      // grows that within a few frames to what `worstCaseDifferences` prints for video mode.
       // MediaPipe does the same to itself: one pixel of frame 0 changed by one level moves
       // its later frames by up to 8.0e-4 in landmarks and 1.5e-2 in blendshapes
       // (Tools/mediapipe_video_sensitivity.py).
@@ -48,7 +49,8 @@ import VisageTestSupport
 
   /// Worst differences over every fixture, printed for the README and held just above what
   /// the code achieves, so that a change that loosens parity fails here, not only in the
-  /// README's table. Measured on x86-64 Linux (AVX2 and baseline alike):
+  /// README's table. Measured on x86-64 Linux (AVX2 and baseline alike) with
+  /// `swift test -c release --filter LandmarkerParityTests/worstCaseDifferences`:
   /// - image mode, 21 faces: mean x,y 1.94e-6, max x,y 5.05e-5, max z 6.98e-5, blendshapes
   ///   1.37e-3, rotation 3.33e-4, translation 4.99e-3 cm;
   /// - video mode, 83 faces: mean x,y 1.71e-5, max x,y 7.82e-4, max z 2.65e-4, blendshapes
