@@ -58,7 +58,7 @@ struct Run: ParsableCommand {
     for (k, output) in outputs.enumerated() {
       let file = "\(outputDir)/out\(k).npy"
       guard FileManager.default.createFile(atPath: file, contents: Data(output.npy)) else {
-        throw ValidationError("cannot write \(file)")
+        throw SetupError("cannot write \(file)")
       }
       described.append(.object([
         ("name", .string(loaded.outputNames[k])), ("shape", .array(output.shape.dimensions.map(JSON.int))),

@@ -2,8 +2,8 @@
 /// small faces in large photos reach it big enough to be found.
 ///
 /// The full-range model finds faces from about 13 px to about 100 px wide in its 192×192
-/// input (measured on the astronaut's face pasted on noise: score 0.60 at 12 px, 0.85 at
-/// 20 px, 0.79 at 100 px, 0.56 at 150 px). Level 0 tiles are 288 px, so a 20 px face
+/// input (`FaceSearchTests.crowdSubsetRecallAndFalsePositives` holds the search built on
+/// that to its recall on faces from 20 px up). Level 0 tiles are 288 px, so a 20 px face
 /// reaches the model 13.3 px wide; each further level doubles the tile, so the levels'
 /// ranges overlap, until a tile would cover the image's long side, where the whole-image
 /// passes take over. Neighbouring tiles overlap by a fifth of a tile: a face too large for
