@@ -13,6 +13,9 @@ struct TaskRunnerTests {
     var runner: TaskRunner<Int>?
   }
 
+  /// Held by a callback only, to see when whatever holds the callback lets go of it.
+  final class Token: Sendable {}
+
   static let pixel = try! VisionImage(width: 1, height: 1, rgb: [0, 0, 0])
 
   /// Waits until `isDone` holds, for at most ten seconds; false if it never did.
@@ -38,11 +41,15 @@ struct TaskRunnerTests {
       }
       return timestamp!
     }
-    owner?.runner?.startLiveStream(label: "test", owner: owner!) { _, outcome, timestamp in
+    // Only the live-stream queue holds the callback, so the token goes when the queue does.
+    var token: Token? = Token()
+    weak let queue = token
+    owner?.runner?.startLiveStream(label: "test", owner: owner!) { [token] _, outcome, timestamp in
+      _ = token
       #expect((try? outcome.get()) == timestamp)
       delivered.mutate { $0.append(timestamp) }
     }
-    weak let queue = owner?.runner?.liveStream
+    token = nil
     try owner?.runner?.submit(Self.pixel, timestamp: 0, method: "detectAsync")
     started.wait()
     // Handing a frame over while another is being processed does not wait for it.

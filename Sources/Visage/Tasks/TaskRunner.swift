@@ -17,8 +17,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
   private let gateLock = NSLock()
   private var timestamps = TimestampGate()
   private let process: (VisionImage, Int?) throws -> Output
-  /// Internal, not private, so tests can see when its queue lets go of it.
-  private(set) var liveStream: LiveStreamRunner<VisionImage>?
+  private var liveStream: LiveStreamRunner<VisionImage>?
 
   init(runningMode: RunningMode, process: @escaping (VisionImage, Int?) throws -> Output) {
     self.runningMode = runningMode
