@@ -5,10 +5,15 @@
 /// Not thread-safe: the task that owns it (`FaceLandmarker` or `FaceAnalyzer`) serialises use
 /// through its `TaskRunner`.
 final class LandmarkerPipeline {
+  /// One face of one image or frame: what `FaceLandmarker` turns into its public result and
+  /// `FaceAnalyzer` into ML Kit's faces. Unlike the public result, it keeps each face's own
+  /// matrix (or its absence) beside its landmarks.
   struct Face {
+    /// 478 landmarks, normalized to the stored image; smoothed in a stream.
     var landmarks: [SIMD3<Float>]
     /// The model's landmarks before smoothing (the same as `landmarks` when nothing smooths).
     var rawLandmarks: [SIMD3<Float>]
+    /// The 52 raw blendshape scores, when asked for.
     var blendshapes: [Float]?
     /// Nil when not asked for, or when MediaPipe's geometry stage skips the face.
     var transformationMatrix: Matrix4x4?
