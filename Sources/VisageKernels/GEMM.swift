@@ -6,14 +6,14 @@
 
 /// Single-precision matrix multiplication; the only file that talks to BLAS.
 ///
-/// All matrices are row-major. `multiply` computes C = A·Bᵀ (B stored as N×K, the layout of
+/// All matrices are row-major. `optimized` computes C = A·Bᵀ (B stored as N×K, the layout of
 /// TFLite's OHWI convolution filters) or C = A·B (B stored as K×N).
 public enum GEMM {
   /// Computes `c[m×n] = a[m×k] · op(b)` with BLAS, overwriting `c`.
   ///
   /// - Parameters:
   ///   - transposeB: true when `b` is stored N×K (C = A·Bᵀ), false when K×N.
-  public static func multiply(
+  public static func optimized(
     m: Int, n: Int, k: Int,
     a: UnsafePointer<Float>, lda: Int,
     b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
@@ -29,8 +29,8 @@ public enum GEMM {
       Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), 0, c, Int32(ldc))
   }
 
-  /// The naive twin of `multiply`, accumulating in k order like TFLite's reference conv.
-  public static func multiplyReference(
+  /// The naive twin of `optimized`, accumulating in k order like TFLite's reference conv.
+  public static func reference(
     m: Int, n: Int, k: Int,
     a: UnsafePointer<Float>, lda: Int,
     b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
