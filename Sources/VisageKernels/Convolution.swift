@@ -212,14 +212,3 @@ public final class ConvolutionPlan: @unchecked Sendable {
     }
   }
 }
-
-extension Optional where Wrapped == [Float] {
-  /// Calls `body` with a buffer over the array, or with nil when there is none (an optional
-  /// bias or slopes handed to a kernel that takes pointers).
-  public func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
-    switch self {
-    case .some(let values): values.withUnsafeBufferPointer { body($0) }
-    case .none: body(nil)
-    }
-  }
-}

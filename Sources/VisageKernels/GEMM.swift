@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Accelerate)
   import Accelerate
 #else
@@ -50,12 +51,23 @@ public enum GEMM {
   /// Sets how many threads BLAS may use; 1 keeps every kernel on the calling thread.
   ///
   /// The OpenBLAS pthread build otherwise starts one thread per core, which costs more than
-  /// it gains on the small matrices of these models unless asked for.
+  /// it gains on the small matrices of these models unless asked for. Every interpreter
+  /// made with `.blas` calls this, so BLAS is reconfigured only when the count changes, one
+  /// caller at a time (OpenBLAS's setter is not meant to race with itself).
   public static func setThreadCount(_ count: Int) {
     #if canImport(Accelerate)
       // Accelerate chooses its own threading; nothing to set.
     #else
-      openblas_set_num_threads(Int32(max(1, count)))
+      let count = max(1, count)
+      threadCountLock.lock()
+      defer { threadCountLock.unlock() }
+      guard count != threadCount else { return }
+      threadCount = count
+      openblas_set_num_threads(Int32(count))
     #endif
   }
+
+  private static let threadCountLock = NSLock()
+  /// The count last set, 0 before the first call.
+  nonisolated(unsafe) private static var threadCount = 0
 }
