@@ -32,8 +32,7 @@ public struct Clamp: Hashable, Sendable {
   }
 
   /// Applies the clamp to eight values at once. Always inlined: as a call, the vector
-  /// crosses the ABI in two halves and a `vzeroupper` follows (measured 15% of the
-  /// face detector's time).
+  /// crosses the ABI in two halves and a `vzeroupper` follows, in the innermost loops.
   @inlinable @inline(__always) public func callAsFunction(_ x: SIMD8<Float>) -> SIMD8<Float> {
     lanewiseMin(lanewiseMax(x, Vector(repeating: lowerBound)), Vector(repeating: upperBound))
   }

@@ -3,8 +3,9 @@
 /// The optimized path is one GEMM per image (1×1, stride 1, unpadded: the input is the left
 /// matrix) or one per output row (any other shape: the left matrix's rows are the windows,
 /// read in place from a zero-padded copy of the input, one run per filter row). The GEMM is
-/// either `PackedGEMM` (weights packed at load; bit-identical to the reference and faster than
-/// OpenBLAS on these models' small matrices, measured) or BLAS sgemm, which reads patches
+/// either `PackedGEMM` (weights packed at load; bit-identical to the reference, and faster than
+/// OpenBLAS on these models' small matrices: compare `visage bench` with and without
+/// `--kernels blas`) or BLAS sgemm, which reads patches
 /// gathered into a planned im2col buffer.
 public enum Convolution {}
 
@@ -24,41 +25,51 @@ public final class ConvolutionPlan: @unchecked Sendable {
   public let backend: Backend
   /// Whether the input itself is the GEMM's left matrix (no im2col).
   public var isPointwise: Bool { geometry.isPointwise }
-  /// The packed GEMM, which also holds the bias, clamp and slopes; nil for BLAS.
+  /// The packed GEMM, which also holds the epilogue's bias, clamp and slopes; nil for BLAS.
   private let packed: PackedGEMM?
-  /// What BLAS needs: the OHWI filter, the bias (zeros when none), and the PReLU slopes.
-  private let blas: (filter: [Float], bias: [Float], slopes: [Float]?)?
-  private let clamp: Clamp
+  /// What BLAS needs: the OHWI filter, and the epilogue over copies of its bias (zeros when
+  /// none) and slopes, which `owned` holds.
+  private let blas: (filter: [Float], epilogue: Epilogue.Bound)?
+  private let owned: [UnsafeMutableBufferPointer<Float>]
   /// im2col rows (one per output pixel) for BLAS; empty otherwise.
   private let patches: UnsafeMutableBufferPointer<Float>
   /// How the packed backend reads windows in place; nil when pointwise or BLAS.
   private let windows: Windows?
 
-  /// Copies the OHWI `filter`, optional `bias` and optional PReLU `slopes` (one per output
-  /// channel) and allocates the scratch the backend needs.
+  /// Copies the OHWI `filter` and the `epilogue`'s bias and PReLU slopes (one per output
+  /// channel each, when present; its residual, if any, is ignored: each run names its own)
+  /// and allocates the scratch the backend needs.
   public init(
-    _ geometry: ConvolutionGeometry, filter: UnsafeBufferPointer<Float>,
-    bias: UnsafeBufferPointer<Float>?, clamp: Clamp, slopes: UnsafeBufferPointer<Float>? = nil,
+    _ geometry: ConvolutionGeometry, filter: UnsafeBufferPointer<Float>, epilogue: Epilogue.Bound,
     backend: Backend = .packed
   ) {
     self.backend = backend
     precondition(filter.count == geometry.output.channels * geometry.patchSize)
-    precondition(slopes == nil || slopes!.count == geometry.output.channels)
-    precondition(bias == nil || bias!.count == geometry.output.channels)
     self.geometry = geometry
-    self.clamp = clamp
+    let channels = geometry.output.channels
     switch backend {
     case .packed:
       packed = PackedGEMM(
-        b: filter.baseAddress!, n: geometry.output.channels, k: geometry.patchSize,
-        ldb: geometry.patchSize, bias: bias?.baseAddress, clamp: clamp, slopes: slopes?.baseAddress)
+        b: filter.baseAddress!, n: channels, k: geometry.patchSize, ldb: geometry.patchSize,
+        epilogue: epilogue.with(residual: nil))
       blas = nil
+      owned = []
       windows = geometry.isPointwise ? nil : Windows(geometry)
     case .blas:
       packed = nil
+      func copy(_ values: UnsafePointer<Float>?) -> UnsafeMutableBufferPointer<Float> {
+        let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: channels)
+        buffer.initialize(repeating: 0)
+        if let values { buffer.baseAddress!.update(from: values, count: channels) }
+        return buffer
+      }
+      let bias = copy(epilogue.bias)
+      let slopes = epilogue.slopes.map(copy)
+      owned = [bias] + (slopes.map { [$0] } ?? [])
       blas = (
-        Array(filter), bias.map(Array.init) ?? [Float](repeating: 0, count: geometry.output.channels),
-        slopes.map(Array.init)
+        Array(filter),
+        Epilogue.Bound(
+          bias: UnsafePointer(bias.baseAddress!), clamp: epilogue.clamp, slopes: slopes.map { UnsafePointer($0.baseAddress!) })
       )
       windows = nil
     }
@@ -68,7 +79,10 @@ public final class ConvolutionPlan: @unchecked Sendable {
     self.patches.initialize(repeating: 0)
   }
 
-  deinit { patches.deallocate() }
+  deinit {
+    patches.deallocate()
+    for buffer in owned { buffer.deallocate() }
+  }
 
   /// Runs the convolution: `input` holds `geometry.input.count` values, `output` receives
   /// `geometry.output.count`.
@@ -101,34 +115,33 @@ public final class ConvolutionPlan: @unchecked Sendable {
       gatherPatches(input)
       a = UnsafePointer(patches.baseAddress!)
     }
-    GEMM.multiply(
+    GEMM.optimized(
       m: rows, n: g.output.channels, k: k, a: a, lda: k, b: blas.filter, ldb: k, transposeB: true,
       c: output, ldc: g.output.channels)
-    blas.slopes.withUnsafeBufferPointerIfPresent { slopes in
-      Elementwise.addBiasAndActivate(
-        output, rows: rows, channels: g.output.channels, bias: blas.bias, clamp: clamp,
-        slopes: slopes?.baseAddress, residual: residual, residualChannels: channels)
-    }
+    blas.epilogue.with(residual: residual, channels: channels).apply(to: output, rows: rows, channels: g.output.channels)
   }
 
   /// The work of `run(input:output:residual:residualChannels:)` with these fixed addresses,
-  /// spread over `pool`'s threads: the packed backend's output split into about four parts
-  /// per thread (whole 8-row tiles of pixels, or whole output rows), small convolutions and
-  /// BLAS on the caller alone. The closures are made here, once, so a run allocates nothing.
+  /// spread over `pool`'s threads when one is given: the packed backend's output split into
+  /// `partsPerThread` parts per thread (whole 8-row tiles of pixels, or whole output rows);
+  /// BLAS on the caller alone. Whether a convolution is worth sharing at all, and whether
+  /// its padded copy is (`fillsInParallel`, then in two parts per thread), is the caller's
+  /// threading policy (VisageRuntime's Threading.swift). The closures are made here, once,
+  /// so a run allocates nothing.
   public func step(
     input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
-    residualChannels: Int? = nil, pool: ThreadPool?
+    residualChannels: Int? = nil, pool: ThreadPool?, partsPerThread: Int = 4, fillsInParallel: Bool = false
   ) -> () -> Void {
     let serial = { [self] in
       run(input: input, output: output, residual: residual, residualChannels: residualChannels)
     }
     let g = geometry
-    guard let pool, pool.threadCount > 1, let packed, g.multiplyAdds >= Self.parallelMinimum else { return serial }
+    guard let pool, pool.threadCount > 1, let packed else { return serial }
     let extra = residual.map { PackedGEMM.Residual($0, channels: residualChannels ?? g.output.channels) }
     let ldc = g.output.channels
     if let windows {
       let rows = windows.rowCount
-      let tasks = min(rows, 4 * pool.threadCount)
+      let tasks = min(rows, partsPerThread * pool.threadCount)
       guard tasks > 1 else { return serial }
       // The padded copy is filled once per run, before the rows are shared out: by the
       // caller when small, and otherwise in a loop of its own (a large copy made by the
@@ -138,7 +151,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
         windows.multiply(packed, image: image, output: output, residual: extra, rows: Self.part(task, of: tasks, rows))
       }
       let fillRows = windows.fillRowCount
-      guard fillRows >= 2 * pool.threadCount, g.input.count >= Self.parallelFillMinimum else {
+      guard fillsInParallel, fillRows >= 2 * pool.threadCount else {
         return {
           windows.fill(input, rows: 0..<fillRows)
           pool.run(tasks, body)
@@ -153,7 +166,7 @@ public final class ConvolutionPlan: @unchecked Sendable {
     }
     let pixels = g.output.batch * g.output.height * g.output.width
     let tiles = (pixels + 7) / 8
-    let tasks = min(tiles, 4 * pool.threadCount)
+    let tasks = min(tiles, partsPerThread * pool.threadCount)
     guard tasks > 1 else { return serial }
     let k = g.patchSize
     let body: (Int) -> Void = { task in
@@ -165,14 +178,6 @@ public final class ConvolutionPlan: @unchecked Sendable {
     }
     return { pool.run(tasks, body) }
   }
-
-  /// Multiply-adds below which a convolution stays on one thread: about 2 µs of work, where
-  /// waking the other threads would cost as much as it saves.
-  public static let parallelMinimum = 100_000
-
-  /// Input values from which a padded copy is filled by all threads: 32 K values take a few
-  /// microseconds to copy, more than the extra loop's start and finish cost.
-  public static let parallelFillMinimum = 32_768
 
   /// Part `index` of `count` near-equal parts of `0..<total`.
   public static func part(_ index: Int, of count: Int, _ total: Int) -> Range<Int> {
@@ -204,17 +209,6 @@ public final class ConvolutionPlan: @unchecked Sendable {
           }
         }
       }
-    }
-  }
-}
-
-extension Optional where Wrapped == [Float] {
-  /// Calls `body` with a buffer over the array, or with nil when there is none (an optional
-  /// bias or slopes handed to a kernel that takes pointers).
-  public func withUnsafeBufferPointerIfPresent<R>(_ body: (UnsafeBufferPointer<Float>?) -> R) -> R {
-    switch self {
-    case .some(let values): values.withUnsafeBufferPointer { body($0) }
-    case .none: body(nil)
     }
   }
 }

@@ -4,8 +4,7 @@ import CVisageISA
 /// channels): one span of an output row at a time and, within it, one block of 16 (or 8)
 /// channels at a time, the block's nine weights held in registers while the span's pixels
 /// stream past. Spans are short enough that their three input rows stay in L1 while every
-/// channel block passes over them (whole rows of the 96×96×32 layers did not, measured 20%
-/// slower).
+/// channel block passes over them (whole rows of the 96×96×32 layers do not fit).
 ///
 /// Border handling costs no branches per pixel. A 3×3 window hangs at most one column off
 /// each side, so the first and last pixels of a row get their own six-tap sums, and a row
@@ -41,8 +40,7 @@ extension DepthwiseConvolution {
 
   static func run3x3(
     _ g: ConvolutionGeometry, _ rows: Rows3x3, _ input: UnsafePointer<Float>,
-    _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: Clamp,
-    _ slopes: UnsafePointer<Float>?, _ output: UnsafeMutablePointer<Float>, _ outputRows: Range<Int>,
+    _ filter: UnsafePointer<Float>, _ epilogue: Epilogue.Bound, _ output: UnsafeMutablePointer<Float>, _ outputRows: Range<Int>,
     _ zeroRow: UnsafePointer<Float>
   ) {
     let channels = g.input.channels
@@ -51,8 +49,8 @@ extension DepthwiseConvolution {
       // About 4 KB of each input row per span.
       spanWidth: max(8, 1024 / (channels * g.strideWidth)),
       leftEdge: rows.leftEdge ? 1 : 0, rightEdge: rows.rightEdge ? 1 : 0, firstInside: rows.firstInside,
-      endInside: rows.endInside, padLeft: g.padLeft, filter: filter, bias: bias, slopes: slopes,
-      lower: clamp.lowerBound, upper: clamp.upperBound)
+      endInside: rows.endInside, padLeft: g.padLeft, filter: filter, bias: epilogue.bias!,
+      slopes: epilogue.slopes, lower: epilogue.clamp.lowerBound, upper: epilogue.clamp.upperBound)
     let kernel = MicroKernels.active.depthwise3x3Row
     for outputRow in outputRows {
       let (b, outY) = outputRow.quotientAndRemainder(dividingBy: g.output.height)

@@ -10,33 +10,31 @@
 public enum DepthwiseConvolution {
   /// Runs the optimized kernel, falling back to the reference for multipliers other than 1.
   ///
-  /// With `slopes`, a per-channel PReLU follows the clamp (a fused PRELU). With `rows`, only
-  /// those output rows (counted over all images, `0..<batch·height`) are computed, so that
-  /// threads can share a layer (see `splitsRows`). `zeros`, if given, holds at least
-  /// `zeroCount(g)` zeros for the 3×3 kernel's rows above and below the image (planned
-  /// once by the caller; without it each call makes its own).
+  /// The `epilogue` finishes every output: its bias must be given (zeros when the model has
+  /// none, as the kernels always add one), its clamp and optional PReLU slopes follow; it
+  /// takes no residual. With `rows`, only those output rows (counted over all images,
+  /// `0..<batch·height`) are computed, so that threads can share a layer (see `splitsRows`).
+  /// `zeros`, if given, holds at least `zeroCount(g)` zeros for the 3×3 kernel's rows above
+  /// and below the image (planned once by the caller; without it each call makes its own).
   public static func optimized(
     _ g: ConvolutionGeometry, input: UnsafePointer<Float>, filter: UnsafePointer<Float>,
-    bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
-    output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil, zeros: UnsafePointer<Float>? = nil
+    epilogue: Epilogue.Bound, output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil,
+    zeros: UnsafePointer<Float>? = nil
   ) {
+    precondition(epilogue.bias != nil && epilogue.residual == nil)
     let rows = rows ?? 0..<(g.output.batch * g.output.height)
     guard splitsRows(g) else {
-      reference(g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
-      if let slopes {
-        for i in 0..<g.output.count {
-          output[i] = Elementwise.prelu(output[i], slopes[i % g.output.channels])
-        }
-      }
+      reference(g, input: input, filter: filter, bias: epilogue.bias, clamp: epilogue.clamp, output: output)
+      epilogue.applySeparately(to: output, rows: g.output.count / g.output.channels, channels: g.output.channels)
       return
     }
     if let plan = Rows3x3(g) {
       if let zeros {
-        run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows, zeros)
+        run3x3(g, plan, input, filter, epilogue, output, rows, zeros)
       } else {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: zeroCount(g)) { zeros in
           zeros.initialize(repeating: 0)
-          run3x3(g, plan, input, filter, bias, clamp, slopes, output, rows, UnsafePointer(zeros.baseAddress!))
+          run3x3(g, plan, input, filter, epilogue, output, rows, UnsafePointer(zeros.baseAddress!))
         }
       }
       return
@@ -51,7 +49,7 @@ public enum DepthwiseConvolution {
             (fy * g.dilationHeight * g.input.width + fx * g.dilationWidth) * channels
         }
       }
-      run(g, input, filter, bias, clamp, slopes, output, tapOffsets.baseAddress!, rows)
+      run(g, input, filter, epilogue, output, tapOffsets.baseAddress!, rows)
     }
   }
 
@@ -67,8 +65,7 @@ public enum DepthwiseConvolution {
 
   private static func run(
     _ g: ConvolutionGeometry, _ input: UnsafePointer<Float>, _ filter: UnsafePointer<Float>,
-    _ bias: UnsafePointer<Float>, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?,
-    _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>, _ rows: Range<Int>
+    _ epilogue: Epilogue.Bound, _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>, _ rows: Range<Int>
   ) {
     let channels = g.input.channels
     let taps = g.filterHeight * g.filterWidth
@@ -83,9 +80,9 @@ public enum DepthwiseConvolution {
         let out = output + g.output.offset(b, outY, outX, 0)
         if rowInside && originX >= 0 && originX + spanWidth < g.input.width {
           let window = input + g.input.offset(b, originY, originX, 0)
-          interior(window, tapOffsets, taps, filter, bias, channels, clamp, slopes, out)
+          interior(window, tapOffsets, taps, filter, channels, epilogue, out)
         } else {
-          border(g, b, originY, originX, filter, bias, clamp, slopes, input, out)
+          border(g, b, originY, originX, filter, epilogue, input, out)
         }
       }
     }
@@ -94,8 +91,7 @@ public enum DepthwiseConvolution {
   @inline(__always)
   private static func interior(
     _ window: UnsafePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>, _ taps: Int,
-    _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ channels: Int, _ clamp: Clamp,
-    _ slopes: UnsafePointer<Float>?, _ out: UnsafeMutablePointer<Float>
+    _ filter: UnsafePointer<Float>, _ channels: Int, _ epilogue: Epilogue.Bound, _ out: UnsafeMutablePointer<Float>
   ) {
     var c = 0
     while c + 8 <= channels {
@@ -103,14 +99,13 @@ public enum DepthwiseConvolution {
       for k in 0..<taps {
         acc = window.vector(at: tapOffsets[k] + c) * filter.vector(at: k * channels + c) + acc
       }
-      out.store(activate(acc + bias.vector(at: c), clamp, slopes, c), at: c)
+      out.store(epilogue(acc, channel: c, residualAt: 0), at: c)
       c += 8
     }
     while c < channels {
       var acc: Float = 0
       for k in 0..<taps { acc = window[tapOffsets[k] + c] * filter[k * channels + c] + acc }
-      let total = acc + bias[c]
-      out[c] = slopes.map { Elementwise.prelu(clamp(total), $0[c]) } ?? clamp(total)
+      out[c] = epilogue(acc, channel: c, residualAt: 0)
       c += 1
     }
   }
@@ -118,8 +113,8 @@ public enum DepthwiseConvolution {
   /// One output pixel whose window crosses the border: only the taps inside the image.
   private static func border(
     _ g: ConvolutionGeometry, _ b: Int, _ originY: Int, _ originX: Int,
-    _ filter: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ clamp: Clamp,
-    _ slopes: UnsafePointer<Float>?, _ input: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>
+    _ filter: UnsafePointer<Float>, _ epilogue: Epilogue.Bound, _ input: UnsafePointer<Float>,
+    _ out: UnsafeMutablePointer<Float>
   ) {
     let channels = g.input.channels
     let fyStart = max(0, (-originY + g.dilationHeight - 1) / g.dilationHeight)
@@ -135,7 +130,7 @@ public enum DepthwiseConvolution {
           acc = x * filter.vector(at: (fy * g.filterWidth + fx) * channels + c) + acc
         }
       }
-      out.store(activate(acc + bias.vector(at: c), clamp, slopes, c), at: c)
+      out.store(epilogue(acc, channel: c, residualAt: 0), at: c)
       c += 8
     }
     while c < channels {
@@ -146,16 +141,8 @@ public enum DepthwiseConvolution {
           acc = x * filter[(fy * g.filterWidth + fx) * channels + c] + acc
         }
       }
-      let total = acc + bias[c]
-      out[c] = slopes.map { Elementwise.prelu(clamp(total), $0[c]) } ?? clamp(total)
+      out[c] = epilogue(acc, channel: c, residualAt: 0)
       c += 1
     }
-  }
-
-  @inline(__always)
-  static func activate(_ acc: Vector, _ clamp: Clamp, _ slopes: UnsafePointer<Float>?, _ c: Int) -> Vector {
-    let clamped = clamp(acc)
-    guard let slopes else { return clamped }
-    return clamped.replacing(with: clamped * slopes.vector(at: c), where: clamped .< 0)
   }
 }

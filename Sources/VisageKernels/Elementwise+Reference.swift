@@ -1,5 +1,5 @@
 extension Elementwise {
-  /// Applies `function` then `clamp` to each of `count` values, one at a time.
+  /// Applies `function` to each of `count` values, one at a time.
   public static func reference(
     _ function: UnaryFunction, _ input: UnsafePointer<Float>, count: Int,
     output: UnsafeMutablePointer<Float>

@@ -1,4 +1,4 @@
-/// Value-by-value kernels: unary functions, broadcasting binary functions, bias and clamp.
+/// Value-by-value kernels: unary functions and broadcasting binary functions.
 ///
 /// Each function gets its own loop (the closures below are inlined and specialized), so the
 /// choice of function is made once per call rather than once per value.
@@ -134,54 +134,5 @@ public enum Elementwise {
     count: Int
   ) {
     rowLoop(count, out, .none, { lhs.vector(at: $0) }, { rhs.vector(at: $0) }, { lhs[$0] + rhs[$0] }, +)
-  }
-
-  /// Adds `bias[c]` to every row's channel `c` and clamps, in place: the epilogue of a GEMM
-  /// convolution. With `slopes`, a PReLU follows (x < 0 becomes x · slopes[c]); with
-  /// `residual`, a tensor is added after the bias (a fused ADD). The residual has
-  /// `residualChannels` values per row (all of them by default); channels past those get
-  /// +0 added, as a zero PAD of the channels before the ADD would. Either way the additions
-  /// happen in the order separate operators would perform them, so the values are the same;
-  /// only the extra passes over memory go.
-  public static func addBiasAndActivate(
-    _ data: UnsafeMutablePointer<Float>, rows: Int, channels: Int,
-    bias: UnsafePointer<Float>, clamp: Clamp, slopes: UnsafePointer<Float>? = nil,
-    residual: UnsafePointer<Float>? = nil, residualChannels: Int? = nil
-  ) {
-    let extraChannels = min(residualChannels ?? channels, channels)
-    for r in 0..<rows {
-      let row = data + r * channels
-      if let residual {
-        let extra = residual + r * (residualChannels ?? channels)
-        rowLoop(
-          extraChannels, row, clamp, { row.vector(at: $0) + bias.vector(at: $0) }, { extra.vector(at: $0) },
-          { row[$0] + bias[$0] + extra[$0] }, +)
-        let rest = row + extraChannels
-        let restBias = bias + extraChannels
-        rowLoop(
-          channels - extraChannels, rest, clamp, { rest.vector(at: $0) + restBias.vector(at: $0) },
-          { _ in .zero }, { rest[$0] + restBias[$0] + 0 }, +)
-        if let slopes {
-          rowLoop(
-            channels, row, .none, { prelu(row.vector(at: $0), slopes.vector(at: $0)) }, { _ in .zero },
-            { prelu(row[$0], slopes[$0]) }, +)
-        }
-      } else if let slopes {
-        rowLoop(
-          channels, row, clamp,
-          { prelu(row.vector(at: $0) + bias.vector(at: $0), slopes.vector(at: $0)) },
-          { _ in .zero }, { prelu(row[$0] + bias[$0], slopes[$0]) }, +)
-      } else {
-        rowLoop(channels, row, clamp, { row.vector(at: $0) }, { bias.vector(at: $0) }, { row[$0] + bias[$0] }, +)
-      }
-    }
-  }
-
-  /// x where x ≥ 0, else x · slope (TFLite's PRELU on one value).
-  @inline(__always) static func prelu(_ x: Float, _ slope: Float) -> Float { x >= 0 ? x : x * slope }
-
-  /// PReLU on eight values.
-  @inline(__always) static func prelu(_ x: Vector, _ slope: Vector) -> Vector {
-    x.replacing(with: x * slope, where: x .< 0)
   }
 }

@@ -69,20 +69,4 @@ public enum BinaryFunction: String, Hashable, Sendable, CaseIterable {
     case .minimum: return min(a, b)
     }
   }
-
-  /// Applies the function to eight pairs.
-  @inlinable public func callAsFunction(_ a: Vector, _ b: Vector) -> Vector {
-    switch self {
-    case .add: return a + b
-    case .subtract: return a - b
-    case .multiply: return a * b
-    case .divide: return a / b
-    case .squaredDifference:
-      let d = a - b
-      return d * d
-    case .prelu: return a.replacing(with: a * b, where: a .< 0)
-    case .maximum: return lanewiseMax(a, b)
-    case .minimum: return lanewiseMin(a, b)
-    }
-  }
 }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Accelerate)
   import Accelerate
 #else
@@ -6,14 +7,14 @@
 
 /// Single-precision matrix multiplication; the only file that talks to BLAS.
 ///
-/// All matrices are row-major. `multiply` computes C = A·Bᵀ (B stored as N×K, the layout of
+/// All matrices are row-major. `optimized` computes C = A·Bᵀ (B stored as N×K, the layout of
 /// TFLite's OHWI convolution filters) or C = A·B (B stored as K×N).
 public enum GEMM {
   /// Computes `c[m×n] = a[m×k] · op(b)` with BLAS, overwriting `c`.
   ///
   /// - Parameters:
   ///   - transposeB: true when `b` is stored N×K (C = A·Bᵀ), false when K×N.
-  public static func multiply(
+  public static func optimized(
     m: Int, n: Int, k: Int,
     a: UnsafePointer<Float>, lda: Int,
     b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
@@ -29,8 +30,8 @@ public enum GEMM {
       Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), 0, c, Int32(ldc))
   }
 
-  /// The naive twin of `multiply`, accumulating in k order like TFLite's reference conv.
-  public static func multiplyReference(
+  /// The naive twin of `optimized`, accumulating in k order like TFLite's reference conv.
+  public static func reference(
     m: Int, n: Int, k: Int,
     a: UnsafePointer<Float>, lda: Int,
     b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
@@ -50,12 +51,23 @@ public enum GEMM {
   /// Sets how many threads BLAS may use; 1 keeps every kernel on the calling thread.
   ///
   /// The OpenBLAS pthread build otherwise starts one thread per core, which costs more than
-  /// it gains on the small matrices of these models unless asked for.
+  /// it gains on the small matrices of these models unless asked for. Every interpreter
+  /// made with `.blas` calls this, so BLAS is reconfigured only when the count changes, one
+  /// caller at a time (OpenBLAS's setter is not meant to race with itself).
   public static func setThreadCount(_ count: Int) {
     #if canImport(Accelerate)
       // Accelerate chooses its own threading; nothing to set.
     #else
-      openblas_set_num_threads(Int32(max(1, count)))
+      let count = max(1, count)
+      threadCountLock.lock()
+      defer { threadCountLock.unlock() }
+      guard count != threadCount else { return }
+      threadCount = count
+      openblas_set_num_threads(Int32(count))
     #endif
   }
+
+  private static let threadCountLock = NSLock()
+  /// The count last set, 0 before the first call.
+  nonisolated(unsafe) private static var threadCount = 0
 }

@@ -1,5 +1,6 @@
 /// Kernels that only move values: strided copies (transpose, strided slice), padding and
-/// concatenation. Each has one implementation, which is its own reference.
+/// concatenation. Each has one implementation, which is its own reference, except the
+/// eight-rows-at-a-time transpose of the last two dimensions, whose twin is `stridedCopy`.
 public enum Layout {
   /// Row-major element strides of `shape`.
   public static func strides(_ shape: [Int]) -> [Int] {
@@ -72,7 +73,7 @@ public enum Layout {
   /// Copies an input into the middle of an output grown by `paddings[d]` = (before, after)
   /// along each dimension, filling the rest with a value (TFLite's PAD and PADV2). Made
   /// once per shape, so a run only copies.
-  public struct Padding: Sendable {
+  public struct PaddedCopy: Sendable {
     /// The input's shape.
     public let shape: [Int]
     /// Values in the output.
@@ -127,35 +128,33 @@ public enum Layout {
 
 extension Layout {
   /// Swaps the last two dimensions of `batches` blocks of `rows` × `columns` values:
-  /// output[b][c][r] = input[b][r][c], plus `residual[b][c][r]` when given (a following
-  /// ADD folded in; each output is one addition, as the ADD computes it). Eight rows at a
-  /// time, so each output row gets contiguous eight-value stores. `part`, if given, limits
-  /// the work to those input rows of every block, so threads can share it.
+  /// output[b][c][r] = epilogue(input[b][r][c]), the epilogue's channels being the output's
+  /// last dimension (r) and its residual, when given, of the output's shape (a following ADD
+  /// folded in; each output is one addition, as the ADD computes it). Eight rows at a time,
+  /// so each output row gets contiguous eight-value stores. `part`, if given, limits the
+  /// work to those input rows of every block, so threads can share it.
   public static func transposeLastTwo(
     _ input: UnsafePointer<Float>, batches: Int, rows: Int, columns: Int,
-    residual: UnsafePointer<Float>? = nil, output: UnsafeMutablePointer<Float>, part: Range<Int>? = nil
+    epilogue: Epilogue.Bound = Epilogue.Bound(), output: UnsafeMutablePointer<Float>, part: Range<Int>? = nil
   ) {
     let size = rows * columns
     let part = part ?? 0..<rows
     for b in 0..<batches {
       let x = input + b * size
       let out = output + b * size
-      let extra = residual.map { $0 + b * size }
       var r = part.lowerBound
       while r + 8 <= part.upperBound {
         let block = x + r * columns
         for c in 0..<columns {
           var values = Vector.zero
           for k in 0..<8 { values[k] = block[k * columns + c] }
-          if let extra { values = values + extra.vector(at: c * rows + r) }
-          out.store(values, at: c * rows + r)
+          out.store(epilogue(values, channel: r, residualAt: b * size + c * rows + r), at: c * rows + r)
         }
         r += 8
       }
       while r < part.upperBound {
         for c in 0..<columns {
-          let value = x[r * columns + c]
-          out[c * rows + r] = extra.map { value + $0[c * rows + r] } ?? value
+          out[c * rows + r] = epilogue(x[r * columns + c], channel: r, residualAt: b * size + c * rows + r)
         }
         r += 1
       }

@@ -33,15 +33,17 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   /// Panels of eight rows of C: the unit `multiply` splits work by.
   public var panelCount: Int { (m + 7) / 8 }
 
-  /// Packs `a` (m×k row-major, row stride `lda`), the per-row `bias` (zeros when nil) and
-  /// the `clamp`, for the micro-kernels at `instructionSet`. `tileRows` defaults to the
+  /// Packs `a` (m×k row-major, row stride `lda`) and the `epilogue`'s per-row bias (zeros
+  /// when nil) and clamp, for the micro-kernels at `instructionSet` (it takes no PReLU
+  /// slopes; its residual is ignored: each `multiply` names its own). `tileRows` defaults to the
   /// height measured fastest there (`preferredTileRows`). Any height and any instruction
   /// set give the same results.
   public init(
-    a: UnsafePointer<Float>, m: Int, k: Int, lda: Int, bias: UnsafePointer<Float>? = nil, clamp: Clamp = .none,
+    a: UnsafePointer<Float>, m: Int, k: Int, lda: Int, epilogue: Epilogue.Bound = Epilogue.Bound(),
     tileRows: Int? = nil, instructionSet: InstructionSet = .active
   ) {
     precondition(m > 0 && k > 0 && lda >= k)
+    precondition(epilogue.slopes == nil, "the left-packed micro-kernels have no PReLU")
     precondition(tileRows.map { [2, 4, 8].contains($0) } ?? true)
     precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
     kernel = MicroKernels.of(instructionSet).leftPackedGEMM
@@ -57,10 +59,10 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     }
     self.bias = CacheAligned.allocate(Float.self, count: rows)
     self.bias.initialize(repeating: 0, count: rows)
-    if let bias { self.bias.update(from: bias, count: m) }
+    if let bias = epilogue.bias { self.bias.update(from: bias, count: m) }
     weights = VisageLeftPackedWeights(
-      panels: panels, m: m, k: k, bias: self.bias, tileRows: self.tileRows, lower: clamp.lowerBound,
-      upper: clamp.upperBound)
+      panels: panels, m: m, k: k, bias: self.bias, tileRows: self.tileRows, lower: epilogue.clamp.lowerBound,
+      upper: epilogue.clamp.upperBound)
   }
 
   deinit {
@@ -85,10 +87,10 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   ///
   /// Eight rows by 32 columns is sixteen 16-lane accumulators: AVX-512's 32 registers hold
   /// them, but they are 32 AVX2 and 64 SSE registers, of which there are 16, so the tile
-  /// spills there (ROW_MIXING took two thirds of face_blendshapes on the SSE build). Four
+  /// spills there. Four
   /// rows by 16 columns fits AVX2's registers, two rows SSE's. As for `PackedGEMM`, the
-  /// first left-packed GEMM times each height on a small problem (about a millisecond,
-  /// once) and keeps the fastest; every height sums in the same order, so the choice
+  /// first left-packed GEMM times each height on a small problem (once per process) and
+  /// keeps the fastest; every height sums in the same order, so the choice
   /// changes speed, never results.
   public static let preferredTileRows: Int = measureTileRows(.active)
 
@@ -113,18 +115,18 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     return heights[FastestVariant.index(of: heights.count) { gemms[$0].multiply(n: n, x: x, ldx: n, c: c, ldc: n) }]
   }
 
-  /// The naive twin: `c = clamp(a · x + bias (+ residual))` loop by loop, summing in k order.
+  /// The naive twin: `c = epilogue(a · x)` loop by loop, summing in k order. The
+  /// epilogue's channels are C's rows (one bias per row); its residual, when given, is m×n
+  /// with row stride `ldc`.
   public static func reference(
     m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, x: UnsafePointer<Float>, ldx: Int,
-    bias: UnsafePointer<Float>?, clamp: Clamp, residual: UnsafePointer<Float>?, c: UnsafeMutablePointer<Float>, ldc: Int
+    epilogue: Epilogue.Bound, c: UnsafeMutablePointer<Float>, ldc: Int
   ) {
     for i in 0..<m {
       for j in 0..<n {
         var total: Float = 0
         for p in 0..<k { total += x[p * ldx + j] * a[i * lda + p] }
-        var value = total + (bias?[i] ?? 0)
-        if let residual { value = value + residual[i * ldc + j] }
-        c[i * ldc + j] = clamp(value)
+        c[i * ldc + j] = epilogue(total, channel: i, residualAt: i * ldc + j)
       }
     }
   }

@@ -13,9 +13,10 @@ import CVisageISA
 /// the given offsets from the row's start. That lets a convolution read its patches straight
 /// from a (padded) input image, one run per filter row, instead of copying them out first.
 ///
-/// A convolution's finish (bias, an optional residual, clamp, optional PReLU) is applied to
-/// the accumulators before they are stored, in the order separate operators would apply it,
-/// so C is written once and never re-read (a separate pass measured 20% of the models' time).
+/// A convolution's `Epilogue` (bias, an optional residual, clamp, optional PReLU) is applied
+/// to the accumulators before they are stored, in the order separate operators would apply
+/// it, so C is written once and never re-read. The micro-kernels keep their own unrolled
+/// copy of those steps (see PackedGEMM+Finish.swift), taking their parameters from it.
 public final class PackedGEMM: @unchecked Sendable {
   /// Output columns.
   public let n: Int
@@ -33,14 +34,15 @@ public final class PackedGEMM: @unchecked Sendable {
   /// The micro-kernels' entry point at the instruction set chosen at init.
   private let kernel: MicroKernels.PackedGEMM
 
-  /// Packs `b` (N×K row-major, row stride `ldb`) and the finish: `bias` (N values, zeros
-  /// when nil), `clamp`, and per-column PReLU `slopes`. The micro-kernels run at
+  /// Packs `b` (N×K row-major, row stride `ldb`) and the `epilogue`'s per-column bias (N
+  /// values, zeros when nil), clamp and optional PReLU slopes (its residual is ignored:
+  /// each `multiply` names its own). The micro-kernels run at
   /// `instructionSet` (the process's, `InstructionSet.active`, by default). `tileRows`
   /// defaults to the height measured fastest there (`PackedGEMM.preferredTileRows`). Any
   /// height and any instruction set give the same results.
   public init(
-    b: UnsafePointer<Float>, n: Int, k: Int, ldb: Int, bias: UnsafePointer<Float>? = nil,
-    clamp: Clamp = .none, slopes: UnsafePointer<Float>? = nil, tileRows: Int? = nil,
+    b: UnsafePointer<Float>, n: Int, k: Int, ldb: Int, epilogue: Epilogue.Bound = Epilogue.Bound(),
+    tileRows: Int? = nil,
     instructionSet: InstructionSet = .active
   ) {
     precondition(tileRows.map { [1, 2, 4, 8].contains($0) } ?? true)
@@ -63,11 +65,11 @@ public final class PackedGEMM: @unchecked Sendable {
       if let values { copy.update(from: values, count: n) }
       return copy
     }
-    self.bias = copy(bias, padding: 0)
-    self.slopes = slopes.map { copy($0, padding: 1) }
+    self.bias = copy(epilogue.bias, padding: 0)
+    self.slopes = epilogue.slopes.map { copy($0, padding: 1) }
     weights = VisagePackedWeights(
       panels: panels, n: n, k: k, tileRows: self.tileRows, bias: self.bias, slopes: self.slopes.map { UnsafePointer($0) },
-      lower: clamp.lowerBound, upper: clamp.upperBound)
+      lower: epilogue.clamp.lowerBound, upper: epilogue.clamp.upperBound)
   }
 
   deinit {
@@ -135,11 +137,10 @@ public final class PackedGEMM: @unchecked Sendable {
 
   /// The tile height the active instruction set runs fastest, measured once per process.
   ///
-  /// Eight rows keep eight 16-lane accumulators, right for AVX-512's 32 vector registers
-  /// (measured 1.4x faster than two rows); where 16 lanes take two AVX2 or four SSE
-  /// registers, eight rows spill and shorter tiles are faster (two rows measured 1.3x on
-  /// SSE). So the first GEMM times each height on a small problem (about 0.3 ms, once)
-  /// and keeps the fastest. Every height sums in the same order, so the choice changes
+  /// Eight rows keep eight 16-lane accumulators, right for AVX-512's 32 vector registers;
+  /// where 16 lanes take two AVX2 or four SSE registers, eight rows spill and shorter tiles
+  /// can be faster. So the first GEMM times each height on a small problem (once per
+  /// process) and keeps the fastest. Every height sums in the same order, so the choice changes
   /// speed, never results.
   public static let preferredTileRows: Int = measureTileRows(.active)
 
@@ -161,8 +162,8 @@ public final class PackedGEMM: @unchecked Sendable {
     for i in 0..<(16 * k) { b[i] = Float(i % 5) - 2 }
     let heights = [8, 4, 2]
     let gemms = heights.map { PackedGEMM(b: b, n: 16, k: k, ldb: k, tileRows: $0, instructionSet: instructionSet) }
-    // A shorter tile must win clearly: on AVX-512 four rows come within 8% of eight here
-    // (and lose by 10-15% on the models), on SSE two rows win by more than 20%.
+    // A shorter tile must win clearly (see `FastestVariant`): on AVX-512 four rows come
+    // close to eight on this small problem yet lose on the models.
     return heights[FastestVariant.index(of: heights.count) { gemms[$0].multiply(m: m, a: a, lda: k, c: c, ldc: 16) }]
   }
 }

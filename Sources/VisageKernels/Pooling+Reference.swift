@@ -1,7 +1,7 @@
 extension Pooling {
   /// TFLite's reference float max pool (reference_ops::MaxPool): each window is clipped to
   /// the input, so padding never wins the maximum.
-  public static func maxReference(
+  public static func reference(
     _ g: PoolingGeometry, input: UnsafePointer<Float>, clamp: Clamp,
     output: UnsafeMutablePointer<Float>
   ) {

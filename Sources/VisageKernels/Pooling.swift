@@ -4,7 +4,7 @@ public enum Pooling {
   /// inside the input (BlazeFace's downsampling) take a row kernel 16 channels at a time.
   /// `rows`, if given, limits the work to those output rows (counted over batch × height),
   /// so threads can share a layer.
-  public static func maxOptimized(
+  public static func optimized(
     _ g: PoolingGeometry, input: UnsafePointer<Float>, clamp: Clamp,
     output: UnsafeMutablePointer<Float>, rows: Range<Int>? = nil
   ) {

@@ -16,7 +16,7 @@ public enum Resampling {
 
   /// TFLite's reference bilinear resize (reference_ops::ResizeBilinear), including its
   /// clamping of the lower source index at 0 and the upper at size - 1.
-  public static func bilinearReference(
+  public static func reference(
     input: UnsafePointer<Float>, _ inputShape: NHWC, options: Options,
     output: UnsafeMutablePointer<Float>, _ outputShape: NHWC
   ) {
@@ -46,7 +46,7 @@ public enum Resampling {
   /// channels: each output column's source columns and weight are worked out once per call
   /// instead of once per row and channel. `rows`, if given, limits the work to those output
   /// rows (counted over batch × height), so threads can share a layer.
-  public static func bilinear(
+  public static func optimized(
     input: UnsafePointer<Float>, _ inputShape: NHWC, options: Options,
     output: UnsafeMutablePointer<Float>, _ outputShape: NHWC, rows: Range<Int>? = nil
   ) {

@@ -1,15 +1,39 @@
-/// Folds an activation that directly follows a convolution into the convolution.
+import VisageKernels
+
+/// The passes that fold a following step into a node's `Epilogue` (see `FusionPass`):
 ///
-/// CONV_2D → ADD of an earlier tensor (possibly through a PAD of its channels) becomes a
-/// residual input of the convolution;
-/// CONV_2D, DEPTHWISE_CONV_2D or a binary op such as ADD → RELU / RELU6 becomes a clamp;
-/// a convolution → PRELU with constant per-channel slopes becomes a PReLU epilogue, also
-/// after a folded residual ADD (the landmark model's blocks end ADD → PRELU); whenever the
-/// convolution's output feeds only that activation and is not a graph output. The folded
-/// graph computes the same values while passing over each output once instead of twice.
+/// - `residualAdd`: an ADD of a node's output and a tensor that already exists when that
+///   node runs becomes the node's residual (possibly through a PAD that only appends zero
+///   channels: BlazeFace's widening blocks), and the ADD's clamp its clamp;
+/// - `activation`: RELU / RELU6 after a node becomes its clamp, and PRELU with constant
+///   per-channel slopes its PReLU (the landmark model's blocks end ADD → PRELU).
+///
+/// Only where the node's output feeds nothing else and is not a graph output, and only
+/// when the node's operator accepts the extended epilogue (its `outputShape` says so).
+/// The folded graph computes the same values while passing over each output once.
 extension Graph {
-  /// This graph with every foldable activation folded into its convolution.
-  public func fusingActivations() -> Graph {
+  /// This graph with every foldable residual ADD folded into the node that feeds it.
+  public func foldingResidualAdds() -> Graph {
+    fold { graph, node, fused, producer, readers, removed in
+      graph.foldResidual(node, fused, producer, readers, &removed)
+    }
+  }
+
+  /// This graph with every foldable RELU, RELU6 and PRELU folded into its producer.
+  public func foldingActivations() -> Graph {
+    fold { graph, node, fused, producer, readers, _ in
+      guard let source = node.inputs.first, let index = producer[source], readers[source] == 1,
+        let merged = graph.foldActivation(node, into: fused[index])
+      else { return nil }
+      return (index, merged)
+    }
+  }
+
+  /// Walks the nodes in order; where `match` folds a node into an earlier one, that earlier
+  /// one becomes the merged node and the folded node goes.
+  private func fold(
+    _ match: (Graph, Node, [Node], [Int: Int], [Int: Int], inout Set<Int>) -> (Int, Node)?
+  ) -> Graph {
     var readers: [Int: Int] = [:]
     for node in nodes { for id in node.inputs { readers[id, default: 0] += 1 } }
     for id in outputs { readers[id, default: 0] += 1 }
@@ -17,64 +41,50 @@ extension Graph {
     var fused = nodes
     var removed = Set<Int>()
     for (index, node) in nodes.enumerated() {
-      if let (convIndex, merged) = foldResidual(node, fused, producer, readers, &removed) {
-        fused[convIndex] = merged
-        removed.insert(index)
-        producer[node.output] = convIndex
-        continue
-      }
-      guard let source = node.inputs.first, let convIndex = producer[source],
-        readers[source] == 1, !removed.contains(convIndex),
-        let merged = fold(fused[convIndex], into: node)
+      guard let (target, merged) = match(self, node, fused, producer, readers, &removed), !removed.contains(target)
       else {
         producer[node.output] = index
         continue
       }
-      fused[convIndex] = merged
+      fused[target] = merged
       removed.insert(index)
-      producer[node.output] = convIndex
+      producer[node.output] = target
     }
-    var graph = self
-    graph.nodes = fused.indices.filter { !removed.contains($0) }.map { fused[$0] }
-    return graph
+    return rewritten(replacing: Dictionary(uniqueKeysWithValues: fused.enumerated().map { ($0, $1) }), removing: removed)
   }
 
-  /// An ADD of a convolution's output and a tensor that already exists when the
-  /// convolution runs, folded into that convolution as a residual input. The tensor may
-  /// also come through a PAD that only appends zero channels and feeds nothing else
-  /// (BlazeFace's widening blocks): the PAD goes too, and the convolution adds +0 to the
-  /// channels past the residual's, as the ADD of the padded tensor did.
+  /// The ADD `add` folded as a residual into the node producing one of its inputs, when the
+  /// other input exists by the time that node runs; the node's index and the merged node.
   private func foldResidual(
     _ add: Node, _ fused: [Node], _ producer: [Int: Int], _ readers: [Int: Int], _ removed: inout Set<Int>
   ) -> (Int, Node)? {
     guard let binary = add.op as? Binary, binary.function == .add, add.inputs.count == 2 else { return nil }
     for (mine, other) in [(0, 1), (1, 0)] {
       let source = add.inputs[mine]
-      guard let convIndex = producer[source], readers[source] == 1, !removed.contains(convIndex),
-        var conv = fused[convIndex].op as? Conv2D, conv.clamp.isNone, conv.preluSlopes == nil,
-        !conv.addsResidual
+      guard let index = producer[source], readers[source] == 1, !removed.contains(index),
+        (fused[index].op as? any EpilogueOperator)?.epilogue == Epilogue.none
       else { continue }
       var residual = add.inputs[other]
       var padIndex: Int?
-      if let index = producer[residual], readers[residual] == 1, !removed.contains(index),
-        let input = channelPadInput(fused[index], output: tensors[source].shape)
+      if let pad = producer[residual], readers[residual] == 1, !removed.contains(pad),
+        let input = channelPadInput(fused[pad], output: tensors[source].shape)
       {
-        (residual, padIndex) = (input, index)
+        (residual, padIndex) = (input, pad)
       } else if tensors[residual].shape != tensors[source].shape {
         continue
       }
-      guard constants[residual] == nil,
-        producer[residual].map({ $0 < convIndex }) ?? inputs.contains(residual)
+      guard constants[residual] == nil, producer[residual].map({ $0 < index }) ?? inputs.contains(residual)
       else { continue }
-      conv.clamp = binary.clamp
-      conv.addsResidual = true
-      var node = fused[convIndex]
-      node.op = conv
-      node.inputs.append(residual)
-      node.output = add.output
-      node.location = "\(node.location) + \(padIndex.map { "\(fused[$0].location) + " } ?? "")\(add.location)"
+      let node = fused[index]
+      let location = "\(node.location) + \(padIndex.map { "\(fused[$0].location) + " } ?? "")\(add.location)"
+      guard
+        let merged = refinishing(node, inputs: node.inputs + [residual], output: add.output, location: location, {
+          $0.addsResidual = true
+          $0.clamp = binary.clamp
+        })
+      else { continue }
       if let padIndex { removed.insert(padIndex) }
-      return (convIndex, node)
+      return (index, merged)
     }
     return nil
   }
@@ -92,38 +102,23 @@ extension Graph {
     return onlyChannelsAfter ? input : nil
   }
 
-  /// The convolution `conv` with `activation` folded in, or nil when it cannot be.
-  private func fold(_ conv: Node, into activation: Node) -> Node? {
-    var result = conv
-    result.output = activation.output
-    result.location = "\(conv.location) + \(activation.location)"
-    let clamp: Clamp?
-    var slopes: [Float]?
+  /// `producer` with `activation` folded into its epilogue, or nil when it cannot be: the
+  /// epilogue must not clamp or apply a PReLU yet.
+  private func foldActivation(_ activation: Node, into producer: Node) -> Node? {
+    let step: (inout Epilogue) -> Void
     switch activation.op {
-    case let unary as Unary where unary.function == .relu: clamp = .relu
-    case let unary as Unary where unary.function == .relu6: clamp = .relu6
+    case let unary as Unary where unary.function == .relu: step = { $0.clamp = .relu }
+    case let unary as Unary where unary.function == .relu6: step = { $0.clamp = .relu6 }
     case let binary as Binary where binary.function == .prelu && binary.clamp.isNone:
       guard activation.inputs.count == 2, let alpha = constants[activation.inputs[1]] else { return nil }
-      clamp = nil
-      slopes = alpha.values
+      step = { $0.slopes = alpha.values }
     default: return nil
     }
-    switch conv.op {
-    case var op as Conv2D where op.clamp.isNone && op.preluSlopes == nil:
-      guard slopes == nil || slopes!.count == tensors[conv.output].shape.dimensions.last else { return nil }
-      op.clamp = clamp ?? .none
-      op.preluSlopes = slopes
-      result.op = op
-    case var op as DepthwiseConv2D where op.clamp.isNone && op.preluSlopes == nil:
-      guard slopes == nil || slopes!.count == tensors[conv.output].shape.dimensions.last else { return nil }
-      op.clamp = clamp ?? .none
-      op.preluSlopes = slopes
-      result.op = op
-    case var op as Binary where op.clamp.isNone && slopes == nil:
-      op.clamp = clamp ?? .none
-      result.op = op
-    default: return nil
-    }
-    return result
+    guard let epilogue = (producer.op as? any EpilogueOperator)?.epilogue, epilogue.clamp.isNone,
+      epilogue.slopes == nil
+    else { return nil }
+    return refinishing(
+      producer, inputs: producer.inputs, output: activation.output,
+      location: "\(producer.location) + \(activation.location)", step)
   }
 }

@@ -31,24 +31,27 @@ public final class Interpreter {
   ///   layer fingerprints); costs memory, not speed.
   /// - Parameter pool: threads for the larger operators to share (convolutions, and ADD,
   ///   MAX_POOL_2D, RESIZE_BILINEAR, LAYER_NORM, TRANSPOSE and ROW_MIXING where they are big
-  ///   enough to pay); nil runs everything on the calling thread. One pool may serve several
-  ///   interpreters.
+  ///   enough to pay: see `Work`); nil runs everything on the calling thread. One pool may
+  ///   serve several interpreters. With `.blas`, BLAS's own thread count is set to the
+  ///   pool's.
   public init(
     graph: Graph, implementation: Implementation = .optimized, preservingAllTensors: Bool = false,
     pool: ThreadPool? = nil
   ) throws(RuntimeError) {
-    // Fusing layer normalizations and folding activations into convolutions removes
-    // intermediate tensors, so keep them when asked to preserve every tensor; the reference runs the graph as written. The
-    // graph as given is checked first, because fusion trusts its tensor ids.
+    // Fusion (`FusionPass.passes(for:)`) removes intermediate tensors, so it is skipped when
+    // every tensor is to be kept; the reference runs the graph as written. The graph as
+    // given is checked first, because fusion trusts its tensor ids.
     var shapes = try Self.inferShapes(graph)
-    let fuse = implementation != .reference && !preservingAllTensors
-    var graph = fuse ? graph.fusingLayerNorms().fusingActivations() : graph
-    // Row mixing runs on the packed kernels only; with BLAS the transposed convolutions stay.
-    if fuse && implementation == .optimized { graph = graph.fusingRowMixing() }
-    if fuse { shapes = try Self.inferShapes(graph) }
+    let passes = preservingAllTensors ? [] : FusionPass.passes(for: implementation)
+    let graph = graph.applying(passes)
+    if !passes.isEmpty { shapes = try Self.inferShapes(graph) }
     self.graph = graph
     self.implementation = implementation
     self.pool = pool
+    // BLAS has threads of its own (one per core by default, which costs more than it gains
+    // on these small matrices): it gets as many as the pool has, 1 without one. The
+    // setting is process-wide; the last BLAS interpreter made decides it.
+    if implementation == .blas { GEMM.setThreadCount(pool?.threadCount ?? 1) }
     self.shapes = shapes
 
     // Lifetimes of activations: defined at a step (-1 for graph inputs), last read at a step.

@@ -1,4 +1,7 @@
-/// Replaces layer normalizations spelled out in ten operators with one `LayerNorm`.
+import VisageKernels
+
+/// Replaces layer normalizations spelled out in ten operators with one `LayerNorm` (the
+/// `layerNorm` pass).
 ///
 /// The pattern, over the last dimension of x (as TFLite converts a Keras LayerNormalization
 /// without β, the MLP-mixer blocks of the blendshapes model):
@@ -6,14 +9,11 @@
 ///     m = MEAN(x) · n = NEG(m) · d = SQUARED_DIFFERENCE(x, m) · v = MEAN(d)
 ///     r = RSQRT(ADD(v, ε)) · s = MUL(r, γ) · y = ADD(MUL(x, s), MUL(n, s))
 ///
-/// optionally followed by a TRANSPOSE swapping y's last two dimensions, which the fused
-/// operator then writes directly. Each intermediate must be read only inside the pattern
-/// and not be a graph output; the fused operator rounds every value as the separate
-/// operators do, so outputs are unchanged. Then a TRANSPOSE of the last two dimensions
-/// feeding only an ADD becomes one TRANSPOSE that adds (`foldingTransposeAdds`).
+/// Each intermediate must be read only inside the pattern and not be a graph output; the
+/// fused operator rounds every value as the separate operators do, so outputs are
+/// unchanged. A TRANSPOSE after it is folded later, by `foldingLayerNormTransposes`.
 extension Graph {
-  /// This graph with every recognized layer normalization fused into one operator, and
-  /// every TRANSPOSE → ADD into one TRANSPOSE.
+  /// This graph with every recognized layer normalization fused into one operator.
   public func fusingLayerNorms() -> Graph {
     let readers = TensorReaders(self)
     var replaced: [Int: Node] = [:]
@@ -23,44 +23,31 @@ extension Graph {
       if match.nodes.contains(where: { removed.contains($0) || replaced[$0] != nil }) { continue }
       let last = match.nodes.max()!
       replaced[last] = Node(
-        op: LayerNorm(epsilon: match.epsilon, transposesOutput: match.transposes),
-        inputs: [node.inputs[0], match.gamma], output: match.output,
+        op: LayerNorm(epsilon: match.epsilon), inputs: [node.inputs[0], match.gamma], output: match.output,
         location: match.nodes.sorted().map { nodes[$0].location }.joined(separator: " + "))
       for n in match.nodes where n != last { removed.insert(n) }
     }
-    var graph = self
-    graph.nodes = nodes.indices.filter { !removed.contains($0) }.map { replaced[$0] ?? nodes[$0] }
-    return graph.foldingTransposeAdds()
+    return rewritten(replacing: replaced, removing: removed)
   }
 
-  /// A TRANSPOSE swapping the last two dimensions whose output only feeds an ADD (no
-  /// activation) of a tensor of the same shape becomes one TRANSPOSE that adds it, at the
-  /// ADD's place (the blendshapes model's token-mixing blocks end CONV_2D → TRANSPOSE →
-  /// residual ADD).
-  private func foldingTransposeAdds() -> Graph {
+  /// A LAYER_NORM whose output feeds only a TRANSPOSE swapping the last two dimensions
+  /// writes its output that way instead, at the TRANSPOSE's place (the `layerNormTranspose`
+  /// pass; it runs after `rowMixing`, which reads such a TRANSPOSE as its opener).
+  public func foldingLayerNormTransposes() -> Graph {
     let readers = TensorReaders(self)
     var replaced: [Int: Node] = [:]
     var removed = Set<Int>()
-    for (index, node) in nodes.enumerated() {
-      guard let transpose = node.op as? Transpose, transpose.swapsLastTwo, !transpose.addsResidual,
-        node.inputs.count == 1, let reader = readers.sole(node.output), replaced[reader] == nil,
-        !removed.contains(reader)
+    for (index, node) in nodes.enumerated() where node.op is LayerNorm {
+      guard let t = readers.sole(node.output), let transpose = nodes[t].op as? Transpose,
+        transpose.swapsLastTwo, transpose.epilogue == .none, nodes[t].inputs == [node.output],
+        let merged = refinishing(
+          node, inputs: node.inputs, output: nodes[t].output, location: "\(node.location) + \(nodes[t].location)",
+          { $0.transposesOutput = true })
       else { continue }
-      let add = nodes[reader]
-      guard let binary = add.op as? Binary, binary.function == .add, binary.clamp.isNone,
-        add.inputs.count == 2, add.inputs[0] != add.inputs[1]
-      else { continue }
-      let residual = add.inputs[0] == node.output ? add.inputs[1] : add.inputs[0]
-      guard tensors[residual].shape == tensors[node.output].shape, tensors[add.output].shape == tensors[node.output].shape
-      else { continue }
-      replaced[reader] = Node(
-        op: Transpose(permutation: transpose.permutation, addsResidual: true),
-        inputs: [node.inputs[0], residual], output: add.output, location: "\(node.location) + \(add.location)")
+      replaced[t] = merged
       removed.insert(index)
     }
-    var graph = self
-    graph.nodes = nodes.indices.filter { !removed.contains($0) }.map { replaced[$0] ?? nodes[$0] }
-    return graph
+    return rewritten(replacing: replaced, removing: removed)
   }
 
   private struct LayerNormMatch {
@@ -68,7 +55,6 @@ extension Graph {
     var gamma: Int
     var epsilon: Float
     var output: Int
-    var transposes: Bool
   }
 
   private func matchLayerNorm(
@@ -114,18 +100,10 @@ extension Graph {
       let sumIndex = soleReader(nodes[timesX].output), soleReader(nodes[timesN].output) == sumIndex,
       binary(sumIndex, .add), nodes[timesX].output != nodes[timesN].output
     else { return nil }
-    var chain = [meanIndex, negIndex, diffIndex, varianceIndex, epsIndex, rsqrtIndex, scaleIndex, timesX, timesN, sumIndex]
-    var output = nodes[sumIndex].output
+    let chain = [meanIndex, negIndex, diffIndex, varianceIndex, epsIndex, rsqrtIndex, scaleIndex, timesX, timesN, sumIndex]
+    let output = nodes[sumIndex].output
     guard tensors[output].shape == xShape else { return nil }
-    var transposes = false
-    if let t = soleReader(output), let transpose = nodes[t].op as? Transpose,
-      transpose.permutation.count == xShape.rank, transpose.swapsLastTwo
-    {
-      chain.append(t)
-      output = nodes[t].output
-      transposes = true
-    }
-    return LayerNormMatch(nodes: chain, gamma: gamma, epsilon: epsValue.values[0], output: output, transposes: transposes)
+    return LayerNormMatch(nodes: chain, gamma: gamma, epsilon: epsValue.values[0], output: output)
   }
 
   /// A MEAN over the last axis only, keeping it as size 1.

@@ -1,3 +1,4 @@
+import VisageKernels
 import VisageRuntime
 
 /// A `.tflite` model read into a runtime graph, with what `inspect` reports about it.

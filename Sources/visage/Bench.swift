@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Visage
 import VisageImageIO
+import VisageKernels
 import VisageRuntime
 import VisageTFLite
 
@@ -59,7 +60,6 @@ struct Bench: ParsableCommand {
 
   func run() throws {
     let format = output ?? .automatic
-    GEMM.setThreadCount(threads)
     let pool = threads > 1 ? ThreadPool(threadCount: threads) : nil
     let names = only.isEmpty ? Bench.itemNames : only
     if format == .text {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VisageKernels
 import VisageRuntime
 import VisageTFLite
 

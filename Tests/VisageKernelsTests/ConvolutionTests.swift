@@ -103,7 +103,7 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
     let g = c.geometry
     let (input, filter, bias) = c.data()
     let plan = filter.withUnsafeBufferPointer { f in
-      bias!.withUnsafeBufferPointer { ConvolutionPlan(g, filter: f, bias: $0, clamp: c.clamp) }
+      withEpilogue(bias: bias, clamp: c.clamp) { ConvolutionPlan(g, filter: f, epilogue: $0) }
     }
     for seed in [UInt64(1), 2] {
       var random = RandomSource(seed: seed)
@@ -152,17 +152,13 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
         let tolerance: Tolerance = backend == .packed ? .exact : .reordered(g.patchSize)
         let shape = [g.output.batch, g.output.height, g.output.width, g.output.channels]
         let withResidual = weights.withUnsafeBufferPointer { f in
-          bias!.withUnsafeBufferPointer { ConvolutionPlan(g, filter: f, bias: $0, clamp: .relu, backend: backend) }
+          withEpilogue(bias: bias, clamp: .relu) { ConvolutionPlan(g, filter: f, epilogue: $0, backend: backend) }
         }
         var output = [Float](repeating: .nan, count: g.output.count)
         withResidual.run(input: input, output: &output, residual: residual, residualChannels: channels.residual)
         expectClose(output, added, tolerance, "residual \(channels) \(backend) \(c.testDescription)", shape: shape)
         let withPReLU = weights.withUnsafeBufferPointer { f in
-          bias!.withUnsafeBufferPointer { b in
-            slopes.withUnsafeBufferPointer {
-              ConvolutionPlan(g, filter: f, bias: b, clamp: .none, slopes: $0, backend: backend)
-            }
-          }
+          withEpilogue(bias: bias, slopes: slopes) { ConvolutionPlan(g, filter: f, epilogue: $0, backend: backend) }
         }
         withPReLU.run(input: input, output: &output)
         expectClose(output, preluOutput, tolerance, "prelu \(backend) \(c.testDescription)", shape: shape)
@@ -198,11 +194,7 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
     for prelu in [false, true] {
       for withResidual in [false, true] {
         let plan = weights.withUnsafeBufferPointer { f in
-          bias!.withUnsafeBufferPointer { b in
-            slopes.withUnsafeBufferPointer {
-              ConvolutionPlan(g, filter: f, bias: b, clamp: c.clamp, slopes: prelu ? $0 : nil)
-            }
-          }
+          withEpilogue(bias: bias, clamp: c.clamp, slopes: prelu ? slopes : nil) { ConvolutionPlan(g, filter: f, epilogue: $0) }
         }
         var serial = [Float](repeating: .nan, count: g.output.count)
         var threaded = serial

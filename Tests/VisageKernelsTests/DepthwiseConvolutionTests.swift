@@ -141,8 +141,9 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
     let expected = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .reference)
       .enumerated().map { i, x in x >= 0 ? x : x * slopes[i % g.output.channels] }
     var output = [Float](repeating: .nan, count: g.output.count)
-    DepthwiseConvolution.optimized(
-      g, input: input, filter: filter, bias: bias!, clamp: c.clamp, slopes: slopes, output: &output)
+    withEpilogue(bias: bias, clamp: c.clamp, slopes: slopes) {
+      DepthwiseConvolution.optimized(g, input: input, filter: filter, epilogue: $0, output: &output)
+    }
     expectClose(
       output, expected, .exact, "depthwise+prelu \(c.testDescription) [\(g)]",
       shape: [g.output.batch, g.output.height, g.output.width, g.output.channels])
@@ -165,15 +166,19 @@ func depthwiseByRowRangesMatchesWholeLayer(_ c: DepthwiseCase) {
   var random = RandomSource(seed: UInt64(c.index) + 3)
   let slopes = random.floats(g.output.channels, in: 0...1)
   var whole = [Float](repeating: .nan, count: g.output.count)
-  DepthwiseConvolution.optimized(g, input: input, filter: filter, bias: bias!, clamp: c.clamp, slopes: slopes, output: &whole)
+  withEpilogue(bias: bias, clamp: c.clamp, slopes: slopes) {
+    DepthwiseConvolution.optimized(g, input: input, filter: filter, epilogue: $0, output: &whole)
+  }
   let rows = g.output.batch * g.output.height
   for parts in [2, 3, rows] {
     var pieces = [Float](repeating: .nan, count: g.output.count)
     // Last part first, so no part can lean on a neighbour having run.
     for part in (0..<parts).reversed() {
-      DepthwiseConvolution.optimized(
-        g, input: input, filter: filter, bias: bias!, clamp: c.clamp, slopes: slopes, output: &pieces,
-        rows: (rows * part / parts)..<(rows * (part + 1) / parts))
+      withEpilogue(bias: bias, clamp: c.clamp, slopes: slopes) {
+        DepthwiseConvolution.optimized(
+          g, input: input, filter: filter, epilogue: $0, output: &pieces,
+          rows: (rows * part / parts)..<(rows * (part + 1) / parts))
+      }
     }
     expectClose(pieces, whole, .exact, "\(c.testDescription) in \(parts) parts", shape: [rows, g.output.width, g.output.channels])
   }

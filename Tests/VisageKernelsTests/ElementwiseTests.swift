@@ -165,8 +165,9 @@ struct BinaryCase: Sendable, CustomTestStringConvertible {
     }
   }
 
-  /// The GEMM epilogue: bias per channel, clamp, then (when given) a per-channel PReLU.
-  @Test func addBiasAndActivateMatchesPerChannelLoop() {
+  /// The epilogue applied to rows (BLAS's finish): bias per channel, clamp, then (when
+  /// given) a per-channel PReLU.
+  @Test func epilogueOnRowsMatchesPerChannelLoop() {
     for channels in [1, 7, 8, 9, 17, 32] {
       var random = RandomSource(seed: UInt64(900 + channels))
       let rows = 5
@@ -174,12 +175,11 @@ struct BinaryCase: Sendable, CustomTestStringConvertible {
       let bias = random.floats(channels, in: -3...3)
       let slopes = random.floats(channels, in: 0...1)
       var clamped = data
-      Elementwise.addBiasAndActivate(&clamped, rows: rows, channels: channels, bias: bias, clamp: .relu6)
+      withEpilogue(bias: bias, clamp: .relu6) { $0.apply(to: &clamped, rows: rows, channels: channels) }
       let expectedClamped = data.indices.map { Clamp.relu6(data[$0] + bias[$0 % channels]) }
       expectClose(clamped, expectedClamped, .exact, "relu6, channels \(channels)", shape: [rows, channels])
       var activated = data
-      Elementwise.addBiasAndActivate(
-        &activated, rows: rows, channels: channels, bias: bias, clamp: .none, slopes: slopes)
+      withEpilogue(bias: bias, slopes: slopes) { $0.apply(to: &activated, rows: rows, channels: channels) }
       let expectedPReLU = data.indices.map { i -> Float in
         let x = data[i] + bias[i % channels]
         return x >= 0 ? x : x * slopes[i % channels]

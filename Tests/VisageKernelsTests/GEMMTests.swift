@@ -47,10 +47,10 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     let sentinel: Float = -12345
     var optimized = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
     var reference = optimized
-    GEMM.multiply(
+    GEMM.optimized(
       m: c.m, n: c.n, k: c.k, a: a, lda: c.lda, b: b, ldb: c.ldb, transposeB: c.transposeB,
       c: &optimized, ldc: c.ldc)
-    GEMM.multiplyReference(
+    GEMM.reference(
       m: c.m, n: c.n, k: c.k, a: a, lda: c.lda, b: b, ldb: c.ldb, transposeB: c.transposeB,
       c: &reference, ldc: c.ldc)
     expectClose(optimized, reference, .reordered(c.k), "gemm \(c.testDescription)", shape: [max(c.m, 1), c.ldc])
@@ -100,9 +100,9 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
           }
           for instructionSet in InstructionSet.runnable {
             for tileRows in [1, 2, 4, 8] {
-              let gemm = PackedGEMM(
-                b: b, n: n, k: k, ldb: k, bias: bias, clamp: clamp, slopes: prelu ? slopes : nil, tileRows: tileRows,
-                instructionSet: instructionSet)
+              let gemm = withEpilogue(bias: bias, clamp: clamp, slopes: prelu ? slopes : nil) {
+                PackedGEMM(b: b, n: n, k: k, ldb: k, epilogue: $0, tileRows: tileRows, instructionSet: instructionSet)
+              }
               var c = [Float](repeating: .nan, count: m * n)
               residual.withUnsafeBufferPointer { r in
                 let extra = residualChannels.map { PackedGEMM.Residual(r.baseAddress!, channels: $0) }

@@ -27,12 +27,7 @@ enum Kernel {
       return output
     }
     let plan = filter.withUnsafeBufferPointer { f in
-      if let bias {
-        return bias.withUnsafeBufferPointer {
-          ConvolutionPlan(g, filter: f, bias: $0, clamp: clamp, backend: backend)
-        }
-      }
-      return ConvolutionPlan(g, filter: f, bias: nil, clamp: clamp, backend: backend)
+      withEpilogue(bias: bias, clamp: clamp) { ConvolutionPlan(g, filter: f, epilogue: $0, backend: backend) }
     }
     input.withUnsafeBufferPointer { x in
       output.withUnsafeMutableBufferPointer { plan.run(input: x.baseAddress!, output: $0.baseAddress!) }
@@ -56,7 +51,9 @@ enum Kernel {
       }
     case .optimized:
       let b = bias ?? [Float](repeating: 0, count: g.output.channels)
-      DepthwiseConvolution.optimized(g, input: input, filter: filter, bias: b, clamp: clamp, output: &output)
+      withEpilogue(bias: b, clamp: clamp) {
+        DepthwiseConvolution.optimized(g, input: input, filter: filter, epilogue: $0, output: &output)
+      }
     }
     return output
   }
@@ -68,8 +65,8 @@ enum Kernel {
     precondition(input.count == g.input.count)
     var output = [Float](repeating: .nan, count: g.output.count)
     switch path {
-    case .reference: Pooling.maxReference(g, input: input, clamp: clamp, output: &output)
-    case .optimized: Pooling.maxOptimized(g, input: input, clamp: clamp, output: &output)
+    case .reference: Pooling.reference(g, input: input, clamp: clamp, output: &output)
+    case .optimized: Pooling.optimized(g, input: input, clamp: clamp, output: &output)
     }
     return output
   }
@@ -129,7 +126,7 @@ enum Kernel {
     _ input: [Float], _ inputShape: NHWC, to outputShape: NHWC, options: Resampling.Options
   ) -> [Float] {
     var output = [Float](repeating: .nan, count: outputShape.count)
-    Resampling.bilinearReference(
+    Resampling.reference(
       input: input, inputShape, options: options, output: &output, outputShape)
     return output
   }
@@ -147,4 +144,22 @@ enum Kernel {
 /// An NHWC shape from its four sizes.
 func nhwc(_ b: Int, _ h: Int, _ w: Int, _ c: Int) -> NHWC {
   NHWC(batch: b, height: h, width: w, channels: c)
+}
+
+/// Calls `body` with an epilogue bound to these arrays, which stay pinned for the call.
+func withEpilogue<R>(
+  bias: [Float]? = nil, clamp: Clamp = .none, slopes: [Float]? = nil, residual: [Float]? = nil,
+  residualChannels: Int = .max, _ body: (Epilogue.Bound) -> R
+) -> R {
+  func pinned(_ values: [Float]?, _ body: (UnsafePointer<Float>?) -> R) -> R {
+    guard let values else { return body(nil) }
+    return values.withUnsafeBufferPointer { body($0.baseAddress) }
+  }
+  return pinned(bias) { b in
+    pinned(slopes) { s in
+      pinned(residual) { r in
+        body(Epilogue.Bound(bias: b, residual: r, residualChannels: residualChannels, clamp: clamp, slopes: s))
+      }
+    }
+  }
 }

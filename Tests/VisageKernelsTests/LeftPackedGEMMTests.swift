@@ -26,13 +26,13 @@ import VisageTestSupport
           residual.withUnsafeBufferPointer { r in
             let (biasPointer, extra) = (withBias ? b.baseAddress : nil, withResidual ? r.baseAddress : nil)
             LeftPackedGEMM.reference(
-              m: m, n: n, k: k, a: a, lda: k + 3, x: x, ldx: ldx, bias: biasPointer, clamp: clamp,
-              residual: extra, c: &expected, ldc: ldc)
+              m: m, n: n, k: k, a: a, lda: k + 3, x: x, ldx: ldx,
+              epilogue: Epilogue.Bound(bias: biasPointer, residual: extra, clamp: clamp), c: &expected, ldc: ldc)
             for instructionSet in InstructionSet.runnable {
               for tileRows in [8, 4, 2] {
                 var actual = actual
                 LeftPackedGEMM(
-                  a: a, m: m, k: k, lda: k + 3, bias: biasPointer, clamp: clamp, tileRows: tileRows,
+                  a: a, m: m, k: k, lda: k + 3, epilogue: Epilogue.Bound(bias: biasPointer, clamp: clamp), tileRows: tileRows,
                   instructionSet: instructionSet
                 ).multiply(n: n, x: x, ldx: ldx, c: &actual, ldc: ldc, residual: extra)
                 // The slack columns past n hold the sentinel in both, so this also checks them.
@@ -54,7 +54,9 @@ import VisageTestSupport
     var random = RandomSource(seed: 3)
     let a = random.floats(m * k)
     let x = random.floats(k * n)
-    let gemm = LeftPackedGEMM(a: a, m: m, k: k, lda: k, bias: random.floats(m), clamp: .relu, tileRows: tileRows)
+    let gemm = withEpilogue(bias: random.floats(m), clamp: .relu) {
+      LeftPackedGEMM(a: a, m: m, k: k, lda: k, epilogue: $0, tileRows: tileRows)
+    }
     var whole = [Float](repeating: 0, count: m * n)
     gemm.multiply(n: n, x: x, ldx: n, c: &whole, ldc: n)
     var pieces = [Float](repeating: .nan, count: m * n)

@@ -285,9 +285,9 @@ import VisageTestSupport
     let a: [Float] = [1, 2, 3, 4]
     let b: [Float] = [5, 6, 7, 8]
     var c = [Float](repeating: 0, count: 4)
-    GEMM.multiplyReference(m: 2, n: 2, k: 2, a: a, lda: 2, b: b, ldb: 2, transposeB: false, c: &c, ldc: 2)
+    GEMM.reference(m: 2, n: 2, k: 2, a: a, lda: 2, b: b, ldb: 2, transposeB: false, c: &c, ldc: 2)
     #expect(c == [19, 22, 43, 50])
-    GEMM.multiplyReference(m: 2, n: 2, k: 2, a: a, lda: 2, b: b, ldb: 2, transposeB: true, c: &c, ldc: 2)
+    GEMM.reference(m: 2, n: 2, k: 2, a: a, lda: 2, b: b, ldb: 2, transposeB: true, c: &c, ldc: 2)
     #expect(c == [17, 23, 39, 53])
   }
 
@@ -297,7 +297,7 @@ import VisageTestSupport
     Layout.stridedCopy([1, 2, 3, 4, 5, 6], base: 0, inputStrides: [1, 3], outputShape: [3, 2], output: &t)
     #expect(t == [1, 4, 2, 5, 3, 6])
     var p = [Float](repeating: 0, count: 8)
-    Layout.Padding(shape: [1, 2], paddings: [(0, 1), (1, 1)])([1, 2], value: -1, output: &p)
+    Layout.PaddedCopy(shape: [1, 2], paddings: [(0, 1), (1, 1)])([1, 2], value: -1, output: &p)
     #expect(p == [-1, 1, 2, -1, -1, -1, -1, -1])
     var joined = [Float](repeating: 0, count: 6)
     [Float]([1, 2]).withUnsafeBufferPointer { a in

@@ -35,7 +35,7 @@ import VisageTestSupport
       filterWidth: 1, stride: 2, padding: .same, relu: false)
     let filter = [Float](repeating: 0, count: 9 * 13)
     let plan = filter.withUnsafeBufferPointer {
-      ConvolutionPlan(c.geometry, filter: $0, bias: nil, clamp: .none)
+      ConvolutionPlan(c.geometry, filter: $0, epilogue: Epilogue.Bound())
     }
     #expect(!plan.isPointwise)
     check(c)

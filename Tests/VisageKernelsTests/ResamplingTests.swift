@@ -38,7 +38,7 @@ import VisageTestSupport
         buffer.replaceSubrange(guardBand..<(guardBand + inShape.count), with: values)
         var output = [Float](repeating: 0, count: outShape.count)
         buffer.withUnsafeBufferPointer { b in
-          Resampling.bilinearReference(
+          Resampling.reference(
             input: b.baseAddress! + guardBand, inShape, options: options.value, output: &output, outShape)
         }
         if output.contains(where: \.isNaN) { failures.append("\(inHeight) → \(outHeight)") }
@@ -76,7 +76,7 @@ import VisageTestSupport
         let input = random.floats(inShape.count)
         let expected = Kernel.resize(input, inShape, to: outShape, options: options.value)
         var output = [Float](repeating: .nan, count: outShape.count)
-        Resampling.bilinear(input: input, inShape, options: options.value, output: &output, outShape)
+        Resampling.optimized(input: input, inShape, options: options.value, output: &output, outShape)
         expectClose(
           output, expected, .exact, "resize \(inShape) → \(outShape) \(options.testDescription)",
           shape: [outShape.batch, outShape.height, outShape.width, outShape.channels])

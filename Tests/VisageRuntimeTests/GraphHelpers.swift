@@ -1,4 +1,5 @@
 import Testing
+import VisageKernels
 import VisageRuntime
 import VisageTestSupport
 
@@ -63,7 +64,16 @@ func expectFusionKeepsOutputs(_ graph: Graph, referenceTolerance: Tolerance = .r
   let fused = try Interpreter(graph: graph).run(inputs)
   let unfused = try Interpreter(graph: graph, preservingAllTensors: true).run(inputs)
   let reference = try Interpreter(graph: graph, implementation: .reference).run(inputs)
+  // Every fused node's reference path runs the steps it replaced one by one.
+  let fusedReferences = try [Implementation.optimized, .blas].map {
+    try Interpreter(graph: graph.fused(for: $0), implementation: .reference).run(inputs)
+  }
   for k in fused.indices {
+    for (fusedReference, passes) in zip(fusedReferences, ["optimized", "blas"]) {
+      expectClose(
+        fusedReference[k].values, reference[k].values, .exact, "output \(k) fused for \(passes), run by the reference",
+        sourceLocation: sourceLocation)
+    }
     #expect(fused[k].shape == unfused[k].shape, sourceLocation: sourceLocation)
     expectClose(fused[k].values, unfused[k].values, .exact, "output \(k) fused vs unfused", sourceLocation: sourceLocation)
     expectClose(fused[k].values, reference[k].values, referenceTolerance, "output \(k) vs reference", sourceLocation: sourceLocation)

@@ -1,4 +1,5 @@
 import Testing
+import VisageKernels
 import VisageRuntime
 import VisageTFLite
 import VisageTestSupport

@@ -1,13 +1,20 @@
 import Testing
+import VisageKernels
 import VisageRuntime
 import VisageTFLite
 import VisageTestSupport
 
-/// `Graph.fusingLayerNorms()`: the ten-operator layer normalization becomes one LAYER_NORM
-/// and TRANSPOSE → ADD one TRANSPOSE that adds, with outputs bit-identical to the separate
-/// optimized operators' (the unfused graph stays the reference twin: `preservingAllTensors`
-/// runs it).
+/// The `layerNorm`, `layerNormTranspose` and `transposeAdd` passes: the ten-operator layer
+/// normalization becomes one LAYER_NORM (writing transposed when a TRANSPOSE follows) and
+/// TRANSPOSE → ADD one TRANSPOSE that adds, with outputs bit-identical to the separate
+/// optimized operators' (`preservingAllTensors` runs the unfused graph), and the fused
+/// nodes' reference paths bit-identical to the separate reference operators'.
 @Suite struct LayerNormFusionTests {
+  /// The passes these tests exercise, in the interpreter's order.
+  static func fused(_ graph: Graph) -> Graph {
+    graph.applying([.layerNorm, .transposeAdd, .layerNormTranspose])
+  }
+
   /// x → the spelled-out layer normalization over x's last dimension → optionally a
   /// TRANSPOSE of the last two dimensions; `exposeMean` also makes the first MEAN an output.
   static func layerNorm(_ shape: [Int], transpose: Bool = false, exposeMean: Bool = false) throws -> GraphSketch {
@@ -43,7 +50,7 @@ import VisageTestSupport
   func awkwardShapesFuseAndMatch(_ shape: [Int]) throws {
     for transpose in shape.count >= 2 ? [false, true] : [false] {
       let g = try Self.layerNorm(shape, transpose: transpose)
-      let fused = g.graph.fusingLayerNorms()
+      let fused = Self.fused(g.graph)
       #expect(fused.nodes.map(\.op.name) == ["LAYER_NORM"], "\(shape) transpose \(transpose)")
       #expect(fused.nodes.last?.output == g.outputs[0])
       try expectFusionKeepsOutputs(g.graph)
@@ -52,7 +59,7 @@ import VisageTestSupport
 
   @Test func exposedIntermediateIsNotFused() throws {
     let g = try Self.layerNorm([4, 16], exposeMean: true)
-    #expect(g.graph.fusingLayerNorms().nodes.count == g.nodes.count)
+    #expect(Self.fused(g.graph).nodes.count == g.nodes.count)
     try expectFusionKeepsOutputs(g.graph)
   }
 
@@ -75,24 +82,24 @@ import VisageTestSupport
   func transposeThenAddFoldsAndMatches(_ shape: [Int]) throws {
     for residualFirst in [false, true] {
       let g = Self.transposeThenAdd(shape, residualFirst: residualFirst)
-      let fused = g.graph.fusingLayerNorms()
+      let fused = Self.fused(g.graph)
       #expect(fused.nodes.count == 1, "\(shape)")
-      #expect((fused.nodes.first?.op as? Transpose)?.addsResidual == true)
+      #expect((fused.nodes.first?.op as? Transpose)?.epilogue.addsResidual == true)
       #expect(fused.nodes.first?.output == g.outputs[0])
       try expectFusionKeepsOutputs(g.graph, referenceTolerance: .exact)
     }
     let exposed = Self.transposeThenAdd(shape, residualFirst: false, exposeTranspose: true)
-    #expect(exposed.graph.fusingLayerNorms().nodes.count == 2)
+    #expect(Self.fused(exposed.graph).nodes.count == 2)
     try expectFusionKeepsOutputs(exposed.graph, referenceTolerance: .exact)
   }
 
   @Test func blendshapesModelFusesEveryLayerNormAndKeepsItsValues() throws {
     let model = try BundledModel.faceBlendshapes.load()
-    let fused = model.graph.fusingLayerNorms()
+    let fused = Self.fused(model.graph)
     let norms = fused.nodes.compactMap { $0.op as? LayerNorm }
     #expect(norms.count == 8)
-    #expect(norms.filter(\.transposesOutput).count == 4)
-    #expect(fused.nodes.filter { ($0.op as? Transpose)?.addsResidual == true }.count == 4)
+    #expect(norms.filter(\.epilogue.transposesOutput).count == 4)
+    #expect(fused.nodes.filter { ($0.op as? Transpose)?.epilogue.addsResidual == true }.count == 4)
     try expectFusionKeepsOutputs(model.graph, referenceTolerance: .model)
   }
 }

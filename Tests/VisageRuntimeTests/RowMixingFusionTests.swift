@@ -4,7 +4,7 @@ import VisageRuntime
 import VisageTFLite
 import VisageTestSupport
 
-/// `Graph.fusingRowMixing()`: TRANSPOSE → 1×1 CONV_2D chain → TRANSPOSE becomes ROW_MIXING
+/// The `rowMixing` pass: TRANSPOSE → 1×1 CONV_2D chain → TRANSPOSE becomes ROW_MIXING
 /// operators with no transposes, bit-identical to the convolutions as written.
 @Suite struct RowMixingFusionTests {
   /// x [.., k, n] → TRANSPOSE → 1×1 convolutions (k → widths…, the first with a ReLU) →
@@ -46,7 +46,7 @@ import VisageTestSupport
 
   /// Every fusion the interpreter runs, in its order.
   static func fused(_ graph: Graph) -> Graph {
-    graph.fusingLayerNorms().fusingActivations().fusingRowMixing()
+    graph.fused(for: .optimized)
   }
 
   @Test(arguments: [([1, 1, 5, 32], [7, 4]), ([2, 3, 9, 16], [12]), ([1, 1, 97, 64], [384, 97]), ([3, 1, 2, 48], [1, 9, 3])])
@@ -56,7 +56,7 @@ import VisageTestSupport
       let fused = Self.fused(g.graph)
       #expect(fused.nodes.map(\.op.name) == widths.map { _ in "ROW_MIXING" }, "\(shape) \(widths)")
       #expect(fused.nodes.last?.output == g.outputs[0])
-      #expect((fused.nodes.last?.op as? RowMixing)?.addsResidual == residual)
+      #expect((fused.nodes.last?.op as? RowMixing)?.epilogue.addsResidual == residual)
       try expectFusionKeepsOutputs(g.graph)
     }
   }
@@ -69,8 +69,8 @@ import VisageTestSupport
       try Self.chain([1, 1, 5, 32], widths: [7], lastClamp: .relu),
     ]
     for g in cases {
-      let before = g.graph.fusingLayerNorms().fusingActivations()
-      #expect(before.fusingRowMixing().nodes.map(\.op.name) == before.nodes.map(\.op.name))
+      let before = g.graph.applying([.layerNorm, .transposeAdd, .residualAdd, .activation])
+      #expect(FusionPass.rowMixing(before).nodes.map(\.op.name) == before.nodes.map(\.op.name))
       try expectFusionKeepsOutputs(g.graph)
     }
   }
@@ -83,7 +83,7 @@ import VisageTestSupport
     let fused = Self.fused(model.graph)
     #expect(fused.nodes.filter { $0.op is RowMixing }.count == 8)
     #expect(fused.nodes.filter { $0.op is Transpose }.count == 2)
-    #expect(!fused.nodes.contains { ($0.op as? LayerNorm)?.transposesOutput == true })
+    #expect(!fused.nodes.contains { ($0.op as? LayerNorm)?.epilogue.transposesOutput == true })
     try expectFusionKeepsOutputs(model.graph, referenceTolerance: .model)
   }
 }

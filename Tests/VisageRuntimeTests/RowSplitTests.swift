@@ -19,7 +19,7 @@ import VisageTestSupport
   @Test(arguments: [(1, 1), (5, 1), (97, 16), (100, 16), (6208, 16), (33, 16), (7, 2)])
   func partsCoverEveryRowOnceAndAligned(_ count: Int, _ alignment: Int) {
     for threads in [2, 3] {
-      let parts = Self.context(threads: threads).parts(of: count, nanoseconds: 1e6, alignment: alignment)
+      let parts = Self.context(threads: threads).parts(of: count, Work(.elementwise, 5_000_000), alignment: alignment)
       #expect(parts.first?.lowerBound == 0 && parts.last?.upperBound == count)
       #expect(zip(parts, parts.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
       #expect(parts.allSatisfy { !$0.isEmpty && $0.lowerBound % alignment == 0 })
@@ -30,8 +30,13 @@ import VisageTestSupport
 
   @Test func smallWorkStaysOnOnePart() {
     let context = Self.context(threads: 2)
-    #expect(context.parts(of: 1000, nanoseconds: OperatorContext.splitMinimumNanoseconds - 1) == [0..<1000])
-    #expect(context.parts(of: 1000, nanoseconds: OperatorContext.splitMinimumNanoseconds).count == 4)
+    // 10,000 values of an elementwise operator are 2 µs, the minimum.
+    #expect(context.parts(of: 1000, Work(.elementwise, 9_999)) == [0..<1000])
+    #expect(context.parts(of: 1000, Work(.elementwise, 10_000)).count == 4)
+    // A convolution needs 100,000 multiply-adds, and is cut into four parts per thread.
+    #expect(context.parts(of: 1000, Work(.convolution, 99_999)) == [0..<1000])
+    #expect(context.parts(of: 1000, Work(.convolution, 100_000)).count == 8)
+    #expect(!context.shares(Work(.paddedCopy, 32_767)) && context.shares(Work(.paddedCopy, 32_768)))
   }
 
   /// One-node graphs large enough to split, run on three threads and on one.
@@ -61,7 +66,7 @@ import VisageTestSupport
     }
     single("TRANSPOSE", Transpose(permutation: [0, 1, 3, 2]), [Shape([1, 2, 67, 101])], Shape([1, 2, 101, 67]))
     single(
-      "TRANSPOSE + ADD", Transpose(permutation: [0, 2, 1], addsResidual: true),
+      "TRANSPOSE + ADD", Transpose(permutation: [0, 2, 1], epilogue: Epilogue(addsResidual: true)),
       [Shape([1, 97, 64]), Shape([1, 64, 97])], Shape([1, 64, 97]))
     cases.append(("LAYER_NORM transposed", try LayerNormFusionTests.layerNorm([1, 1, 97, 64], transpose: true).graph))
     cases.append(("LAYER_NORM", try LayerNormFusionTests.layerNorm([3, 700, 13]).graph))

@@ -1,3 +1,4 @@
+import VisageKernels
 import VisageRuntime
 import VisageTFLite
 

@@ -1,4 +1,5 @@
 import Foundation
+import VisageKernels
 import VisageRuntime
 import VisageTFLite
 

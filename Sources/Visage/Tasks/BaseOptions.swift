@@ -1,3 +1,4 @@
+import VisageKernels
 import VisageRuntime
 
 /// Where a task's model comes from: MediaPipe's `BaseOptions`.

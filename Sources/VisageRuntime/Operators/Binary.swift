@@ -4,13 +4,19 @@ import VisageKernels
 public struct Binary: Operator {
   /// The function applied to each pair of values.
   public var function: BinaryFunction
-  /// The fused activation.
-  public var clamp: Clamp
+  /// TFLite's fused activation (or a folded RELU / RELU6) as the clamp; nothing else.
+  public var epilogue: Epilogue
+
+  /// The epilogue's clamp.
+  public var clamp: Clamp {
+    get { epilogue.clamp }
+    set { epilogue.clamp = newValue }
+  }
 
   /// Creates the operator for `function` followed by `clamp`.
   public init(_ function: BinaryFunction, clamp: Clamp = .none) {
     self.function = function
-    self.clamp = clamp
+    self.epilogue = Epilogue(clamp: clamp)
   }
 
   public var name: String {
@@ -35,7 +41,8 @@ public struct Binary: Operator {
   }
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
-    Shape(try broadcast(inputs).outputShape)
+    guard epilogue.isClampOnly else { throw .invalidOperator("\(name) can only clamp, not apply the epilogue \(epilogue)") }
+    return Shape(try broadcast(inputs).outputShape)
   }
 
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
@@ -44,29 +51,27 @@ public struct Binary: Operator {
     let rhs = context.inputs[1]
     let output = context.output
     let (function, clamp) = (function, clamp)
-    switch context.implementation {
-    case .reference:
+    if context.implementation == .reference {
       return {
         Elementwise.reference(function, broadcast, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
       }
-    case .optimized, .blas:
-      let coalesced = broadcast.coalesced
-      // Inputs of one shape are one run of values, which threads can share in whole cache
-      // lines (about 0.2 ns a value); any other broadcast stays on one thread.
-      let count = context.outputShape.count
-      let sameShape = coalesced.outputShape == [count] && coalesced.lhsStrides == [1] && coalesced.rhsStrides == [1]
-      let parts = sameShape ? context.parts(of: count, nanoseconds: 0.2 * Double(count), alignment: 16) : [0..<count]
-      guard parts.count > 1 else {
-        return {
-          Elementwise.optimized(function, coalesced, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
-        }
+    }
+    let coalesced = broadcast.coalesced
+    // Inputs of one shape are one run of values, which threads can share in whole cache
+    // lines; any other broadcast stays on one thread.
+    let count = context.outputShape.count
+    let sameShape = coalesced.outputShape == [count] && coalesced.lhsStrides == [1] && coalesced.rhsStrides == [1]
+    let parts = sameShape ? context.parts(of: count, Work(.elementwise, count), alignment: 16) : [0..<count]
+    guard parts.count > 1 else {
+      return {
+        Elementwise.optimized(function, coalesced, lhs: lhs, rhs: rhs, clamp: clamp, output: output)
       }
-      let pieces = parts.map { Broadcast(lhs: [$0.count], rhs: [$0.count])! }
-      return context.step(over: parts) { part in
-        let start = parts[part].lowerBound
-        Elementwise.optimized(
-          function, pieces[part], lhs: lhs + start, rhs: rhs + start, clamp: clamp, output: output + start)
-      }
+    }
+    let pieces = parts.map { Broadcast(lhs: [$0.count], rhs: [$0.count])! }
+    return context.step(over: parts) { part in
+      let start = parts[part].lowerBound
+      Elementwise.optimized(
+        function, pieces[part], lhs: lhs + start, rhs: rhs + start, clamp: clamp, output: output + start)
     }
   }
 }

@@ -1,6 +1,6 @@
 import VisageKernels
 
-/// TFLite's CONV_2D: NHWC input, OHWI filter, optional bias, fused clamp.
+/// TFLite's CONV_2D: NHWC input, OHWI filter, optional bias, fused clamp (the epilogue).
 public struct Conv2D: Operator {
   /// How the window treats the border.
   public var padding: Padding
@@ -12,34 +12,31 @@ public struct Conv2D: Operator {
   public var dilationHeight: Int
   /// Step between filter taps along columns.
   public var dilationWidth: Int
-  /// The fused activation.
-  public var clamp: Clamp
-  /// Per-output-channel slopes of a PRELU fused after the activation, if any.
-  public var preluSlopes: [Float]?
-  /// Whether a following ADD was fused in: the node's last input is then a tensor of the
-  /// output's shape, added after the bias and before the clamp. It may have fewer channels
-  /// (an ADD of a zero PAD of the channels, fused too): the rest get zeros.
-  public var addsResidual = false
+  /// What the output gets after the bias: TFLite's fused activation as the clamp, plus
+  /// whatever fusion folded in (a residual ADD, a RELU, a PRELU). With a residual, the
+  /// node's last input is a tensor of the output's shape; it may have fewer channels (an ADD
+  /// of a zero PAD of the channels, folded too): the rest get zeros.
+  public var epilogue: Epilogue
 
-  /// Creates a convolution; strides and dilations must be positive.
+  /// Creates a convolution with TFLite's fused activation `clamp`; strides and dilations
+  /// must be positive.
   public init(
     padding: Padding, strideHeight: Int, strideWidth: Int, dilationHeight: Int = 1,
-    dilationWidth: Int = 1, clamp: Clamp = .none, preluSlopes: [Float]? = nil
+    dilationWidth: Int = 1, clamp: Clamp = .none
   ) {
     self.padding = padding
     self.strideHeight = strideHeight
     self.strideWidth = strideWidth
     self.dilationHeight = dilationHeight
     self.dilationWidth = dilationWidth
-    self.clamp = clamp
-    self.preluSlopes = preluSlopes
+    self.epilogue = Epilogue(clamp: clamp)
   }
 
   public var name: String { "CONV_2D" }
 
   /// The kernel geometry for these input shapes, or an error saying what does not fit.
   public func geometry(_ inputs: [Shape]) throws(RuntimeError) -> ConvolutionGeometry {
-    let inputs = addsResidual ? Array(inputs.dropLast()) : inputs
+    let inputs = epilogue.addsResidual ? Array(inputs.dropLast()) : inputs
     guard inputs.count == 2 || inputs.count == 3 else {
       throw .invalidOperator("\(name) takes input, filter and optional bias, got \(inputs.count) inputs")
     }
@@ -69,11 +66,9 @@ public struct Conv2D: Operator {
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
     let g = try geometry(inputs)
-    if let preluSlopes, preluSlopes.count != g.output.channels {
-      throw .invalidOperator("\(name) has \(preluSlopes.count) PReLU slopes for \(g.output.channels) channels")
-    }
+    try checkEpilogue(name, epilogue, channels: g.output.channels)
     let shape: Shape = [g.output.batch, g.output.height, g.output.width, g.output.channels]
-    if addsResidual, let residual = inputs.last,
+    if epilogue.addsResidual, let residual = inputs.last,
       residual.rank != 4 || residual.dimensions.dropLast() != shape.dimensions.dropLast() || residual[3] > shape[3]
     {
       throw .invalidOperator("\(name) residual \(residual) does not match its output \(shape)")
@@ -88,56 +83,48 @@ public struct Conv2D: Operator {
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
     let g = try geometry(context.inputShapes)
     let filter = try context.constant(1, "\(name) filter")
-    let bias = context.inputShapes.count - (addsResidual ? 1 : 0) == 3 ? try context.constant(2, "\(name) bias") : nil
-    let residual = addsResidual ? context.inputs.last : nil
-    let residualChannels = addsResidual ? context.inputShapes.last![3] : g.output.channels
-    let input = context.inputs[0]
-    let output = context.output
-    let clamp = clamp
+    let hasBias = context.inputShapes.count - (epilogue.addsResidual ? 1 : 0) == 3
+    let bias = hasBias ? context.inputs[2] : nil
+    if hasBias { _ = try context.constant(2, "\(name) bias") }
+    let residual = epilogue.addsResidual ? context.inputs.last : nil
+    let residualChannels = epilogue.addsResidual ? context.inputShapes.last![3] : g.output.channels
+    let slopes = epilogue.slopes.map(ConstantBuffer.init(copying:))
+    let bound = Epilogue.Bound(
+      bias: bias, residual: residual, residualChannels: residualChannels, clamp: epilogue.clamp,
+      slopes: slopes.map { UnsafePointer($0.pointer) })
+    let (input, output) = (context.inputs[0], context.output)
     switch context.implementation {
     case .reference:
+      // The convolution as TFLite runs it, then each folded step as its own pass.
       let filterPointer = context.inputs[1]
-      let biasPointer = bias == nil ? nil : context.inputs[2]
-      let slopes = preluSlopes
       return {
-        Convolution.reference(
-          g, input: input, filter: filterPointer, bias: biasPointer,
-          clamp: residual == nil ? clamp : .none, output: output)
-        if let residual {
-          for i in 0..<g.output.count {
-            let (pixel, channel) = i.quotientAndRemainder(dividingBy: g.output.channels)
-            let extra = channel < residualChannels ? residual[pixel * residualChannels + channel] : 0
-            output[i] = clamp(output[i] + extra)
-          }
+        withExtendedLifetime(slopes) {
+          Convolution.reference(
+            g, input: input, filter: filterPointer, bias: bias, clamp: bound.operatorClamp, output: output)
+          bound.applySeparately(to: output, rows: g.output.count / g.output.channels, channels: g.output.channels)
         }
-        if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
       }
     case .optimized, .blas:
       let backend: ConvolutionPlan.Backend = context.implementation == .blas ? .blas : .packed
-      let plan = filter.values.withUnsafeBufferPointer { filterValues in
-        if let bias {
-          return bias.values.withUnsafeBufferPointer { biasValues in
-            preluSlopes.withUnsafeBufferPointerIfPresent {
-              ConvolutionPlan(g, filter: filterValues, bias: biasValues, clamp: clamp, slopes: $0, backend: backend)
-            }
-          }
-        }
-        return preluSlopes.withUnsafeBufferPointerIfPresent {
-          ConvolutionPlan(g, filter: filterValues, bias: nil, clamp: clamp, slopes: $0, backend: backend)
-        }
-      }
+      let plan = filter.values.withUnsafeBufferPointer { ConvolutionPlan(g, filter: $0, epilogue: bound, backend: backend) }
       return plan.step(
-        input: input, output: output, residual: residual, residualChannels: residualChannels, pool: context.pool)
+        input: input, output: output, residual: residual, residualChannels: residualChannels,
+        pool: context.pool(for: Work(.convolution, g.multiplyAdds)),
+        partsPerThread: Work.Kind.convolution.partsPerThread,
+        fillsInParallel: context.shares(Work(.paddedCopy, g.input.count)))
     }
   }
 }
 
-/// A PRELU fused after a reference convolution, applied the way TFLite's reference PRELU
-/// would have applied it to the convolution's output.
-func applyPReLU(_ slopes: [Float], to output: UnsafeMutablePointer<Float>, count: Int) {
-  for i in 0..<count {
-    let x = output[i]
-    output[i] = x >= 0 ? x : x * slopes[i % slopes.count]
+/// Rejects an epilogue step the operator cannot apply, or PReLU slopes of the wrong count.
+func checkEpilogue(
+  _ name: String, _ epilogue: Epilogue, channels: Int, allowsResidual: Bool = true
+) throws(RuntimeError) {
+  if let slopes = epilogue.slopes, slopes.count != channels {
+    throw .invalidOperator("\(name) has \(slopes.count) PReLU slopes for \(channels) channels")
+  }
+  guard !epilogue.transposesOutput, allowsResidual || !epilogue.addsResidual else {
+    throw .invalidOperator("\(name) cannot apply the epilogue \(epilogue)")
   }
 }
 

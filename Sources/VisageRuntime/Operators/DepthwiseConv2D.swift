@@ -12,23 +12,22 @@ public struct DepthwiseConv2D: Operator {
   public var dilationHeight: Int
   /// Step between filter taps along columns.
   public var dilationWidth: Int
-  /// The fused activation.
-  public var clamp: Clamp
-  /// Per-output-channel slopes of a PRELU fused after the activation, if any.
-  public var preluSlopes: [Float]?
+  /// What the output gets after the bias: TFLite's fused activation as the clamp, plus a
+  /// folded RELU or PRELU (no residual).
+  public var epilogue: Epilogue
 
-  /// Creates a depthwise convolution; the multiplier follows from the filter's shape.
+  /// Creates a depthwise convolution with TFLite's fused activation `clamp`; the multiplier
+  /// follows from the filter's shape.
   public init(
     padding: Padding, strideHeight: Int, strideWidth: Int, dilationHeight: Int = 1,
-    dilationWidth: Int = 1, clamp: Clamp = .none, preluSlopes: [Float]? = nil
+    dilationWidth: Int = 1, clamp: Clamp = .none
   ) {
     self.padding = padding
     self.strideHeight = strideHeight
     self.strideWidth = strideWidth
     self.dilationHeight = dilationHeight
     self.dilationWidth = dilationWidth
-    self.clamp = clamp
-    self.preluSlopes = preluSlopes
+    self.epilogue = Epilogue(clamp: clamp)
   }
 
   public var name: String { "DEPTHWISE_CONV_2D" }
@@ -64,9 +63,7 @@ public struct DepthwiseConv2D: Operator {
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
     let g = try geometry(inputs)
-    if let preluSlopes, preluSlopes.count != g.output.channels {
-      throw .invalidOperator("\(name) has \(preluSlopes.count) PReLU slopes for \(g.output.channels) channels")
-    }
+    try checkEpilogue(name, epilogue, channels: g.output.channels, allowsResidual: false)
     return [g.output.batch, g.output.height, g.output.width, g.output.channels]
   }
 
@@ -81,47 +78,35 @@ public struct DepthwiseConv2D: Operator {
     let input = context.inputs[0]
     let filter = context.inputs[1]
     let output = context.output
-    let clamp = clamp
     let hasBias = context.inputShapes.count == 3
-    switch context.implementation {
-    case .reference:
-      let bias = hasBias ? context.inputs[2] : nil
-      let slopes = preluSlopes
+    let slopes = epilogue.slopes.map(ConstantBuffer.init(copying:))
+    let slopesPointer = slopes.map { UnsafePointer($0.pointer) }
+    if context.implementation == .reference {
+      // The convolution as TFLite runs it, then a folded PRELU as its own pass.
+      let bound = Epilogue.Bound(bias: hasBias ? context.inputs[2] : nil, clamp: epilogue.clamp, slopes: slopesPointer)
       return {
-        DepthwiseConvolution.reference(
-          g, input: input, filter: filter, bias: bias, clamp: clamp, output: output)
-        if let slopes { applyPReLU(slopes, to: output, count: g.output.count) }
-      }
-    case .optimized, .blas:
-      // The optimized kernel always reads a bias; give it zeros when the model has none.
-      let zeros = hasBias ? nil : ConstantBuffer(zeros: g.output.channels)
-      let bias = zeros.map { UnsafePointer($0.pointer) } ?? context.inputs[2]
-      let slopes = preluSlopes.map(ConstantBuffer.init(copying:))
-      let slopesPointer = slopes.map { UnsafePointer($0.pointer) }
-      // The row of zeros the 3×3 kernel reads above and below the image, made once.
-      let zeroRow = ConstantBuffer(zeros: DepthwiseConvolution.zeroCount(g))
-      let zeroPointer = UnsafePointer(zeroRow.pointer)
-      let rows = g.output.batch * g.output.height
-      let tasks = min(rows, 4 * (context.pool?.threadCount ?? 1))
-      if let pool = context.pool, tasks > 1, DepthwiseConvolution.splitsRows(g),
-        g.output.count * g.filterHeight * g.filterWidth >= ConvolutionPlan.parallelMinimum
-      {
-        // Output rows shared out over the pool, in about four parts per thread.
-        let body: (Int) -> Void = { task in
-          withExtendedLifetime((zeros, slopes, zeroRow)) {
-            DepthwiseConvolution.optimized(
-              g, input: input, filter: filter, bias: bias, clamp: clamp, slopes: slopesPointer, output: output,
-              rows: ConvolutionPlan.part(task, of: tasks, rows), zeros: zeroPointer)
-          }
+        withExtendedLifetime(slopes) {
+          DepthwiseConvolution.reference(
+            g, input: input, filter: filter, bias: bound.bias, clamp: bound.operatorClamp, output: output)
+          bound.applySeparately(to: output, rows: g.output.count / g.output.channels, channels: g.output.channels)
         }
-        return { pool.run(tasks, body) }
       }
-      return {
-        withExtendedLifetime((zeros, slopes, zeroRow)) {
-          DepthwiseConvolution.optimized(
-            g, input: input, filter: filter, bias: bias, clamp: clamp, slopes: slopesPointer,
-            output: output, zeros: zeroPointer)
-        }
+    }
+    // The optimized kernel always reads a bias; give it zeros when the model has none.
+    let zeros = hasBias ? nil : ConstantBuffer(zeros: g.output.channels)
+    let bias = zeros.map { UnsafePointer($0.pointer) } ?? context.inputs[2]
+    let bound = Epilogue.Bound(bias: bias, clamp: epilogue.clamp, slopes: slopesPointer)
+    // The row of zeros the 3×3 kernel reads above and below the image, made once.
+    let zeroRow = ConstantBuffer(zeros: DepthwiseConvolution.zeroCount(g))
+    let zeroPointer = UnsafePointer(zeroRow.pointer)
+    // Output rows go to threads, when the kernel can compute any range of them alone.
+    let rows = g.output.batch * g.output.height
+    let work = Work(.convolution, g.output.count * g.filterHeight * g.filterWidth)
+    let parts = DepthwiseConvolution.splitsRows(g) ? context.parts(of: rows, work) : [0..<rows]
+    return context.step(over: parts) { part in
+      withExtendedLifetime((zeros, slopes, zeroRow)) {
+        DepthwiseConvolution.optimized(
+          g, input: input, filter: filter, epilogue: bound, output: output, rows: parts[part], zeros: zeroPointer)
       }
     }
   }

@@ -56,16 +56,14 @@ public struct MaxPool2D: Operator {
     let input = context.inputs[0]
     let output = context.output
     let clamp = clamp
-    switch context.implementation {
-    case .reference: return { Pooling.maxReference(g, input: input, clamp: clamp, output: output) }
-    case .optimized, .blas:
-      // Output rows go to threads; about 0.3 ns per output value for a 2×2 window.
-      let rows = g.output.batch * g.output.height
-      let nanoseconds = 0.075 * Double(g.output.count * g.filterHeight * g.filterWidth)
-      let parts = context.parts(of: rows, nanoseconds: nanoseconds)
-      return context.step(over: parts) { part in
-        Pooling.maxOptimized(g, input: input, clamp: clamp, output: output, rows: parts[part])
-      }
+    if context.implementation == .reference {
+      return { Pooling.reference(g, input: input, clamp: clamp, output: output) }
+    }
+    // Output rows go to threads.
+    let rows = g.output.batch * g.output.height
+    let parts = context.parts(of: rows, Work(.pooling, g.output.count * g.filterHeight * g.filterWidth))
+    return context.step(over: parts) { part in
+      Pooling.optimized(g, input: input, clamp: clamp, output: output, rows: parts[part])
     }
   }
 }

@@ -29,7 +29,7 @@ public struct Pad: Operator {
   }
 
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
-    let padding = Layout.Padding(shape: context.inputShapes[0].dimensions, paddings: paddings)
+    let padding = Layout.PaddedCopy(shape: context.inputShapes[0].dimensions, paddings: paddings)
     let (input, output, value) = (context.inputs[0], context.output, value)
     return { padding(input, value: value, output: output) }
   }

@@ -56,11 +56,9 @@ public struct Reduce: Operator {
       let count = context.outputShape.count
       return { output.update(from: input, count: count) }
     }
-    switch context.implementation {
-    case .reference:
+    if context.implementation == .reference {
       return { Reduction.reference(kind, input, shape: shape, axes: reduced, output: output) }
-    case .optimized, .blas:
-      return { Reduction.optimized(kind, input, shape: shape, axes: reduced, output: output) }
     }
+    return { Reduction.optimized(kind, input, shape: shape, axes: reduced, output: output) }
   }
 }

@@ -40,15 +40,13 @@ public struct ResizeBilinear: Operator {
     let input = context.inputs[0]
     let output = context.output
     let options = options
-    switch context.implementation {
-    case .reference:
-      return { Resampling.bilinearReference(input: input, source, options: options, output: output, target) }
-    case .optimized, .blas:
-      // Output rows go to threads; about 0.15 ns per output value.
-      let parts = context.parts(of: target.batch * target.height, nanoseconds: 0.15 * Double(target.count))
-      return context.step(over: parts) { part in
-        Resampling.bilinear(input: input, source, options: options, output: output, target, rows: parts[part])
-      }
+    if context.implementation == .reference {
+      return { Resampling.reference(input: input, source, options: options, output: output, target) }
+    }
+    // Output rows go to threads.
+    let parts = context.parts(of: target.batch * target.height, Work(.resize, target.count))
+    return context.step(over: parts) { part in
+      Resampling.optimized(input: input, source, options: options, output: output, target, rows: parts[part])
     }
   }
 }

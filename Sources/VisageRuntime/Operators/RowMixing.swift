@@ -6,25 +6,22 @@ import VisageKernels
 ///
 /// Not a TFLite builtin: it is TRANSPOSE → CONV_2D → TRANSPOSE computed without the
 /// transposes, which `Graph.fusingRowMixing()` puts in their place (the blendshapes
-/// model's token mixing). Inputs: X, filter, optional bias, then the residual when
-/// `addsResidual` (a tensor of the output's shape, added after the bias, before the clamp).
+/// model's token mixing). Inputs: X, filter, optional bias, then the residual when the
+/// epilogue adds one (a tensor of the output's shape, added after the bias, before the clamp).
 public struct RowMixing: Operator {
-  /// The fused activation.
-  public var clamp: Clamp
-  /// Whether the last input is a residual to add.
-  public var addsResidual: Bool
+  /// The convolution's clamp, and a residual when the closing TRANSPOSE had one folded in.
+  public var epilogue: Epilogue
 
   /// Creates the operator.
-  public init(clamp: Clamp = .none, addsResidual: Bool = false) {
-    self.clamp = clamp
-    self.addsResidual = addsResidual
+  public init(epilogue: Epilogue = .none) {
+    self.epilogue = epilogue
   }
 
   public var name: String { "ROW_MIXING" }
 
   /// Matrices, rows out (m), rows in (k) and columns (n), or an error saying what does not fit.
   private func dimensions(_ inputs: [Shape]) throws(RuntimeError) -> (groups: Int, m: Int, k: Int, n: Int) {
-    let operands = addsResidual ? inputs.dropLast() : inputs[...]
+    let operands = epilogue.addsResidual ? inputs.dropLast() : inputs[...]
     guard operands.count == 2 || operands.count == 3 else {
       throw .invalidOperator("\(name) takes input, filter and optional bias, got \(operands.count) inputs")
     }
@@ -45,7 +42,10 @@ public struct RowMixing: Operator {
     var dims = inputs[0].dimensions
     dims[dims.count - 2] = d.m
     let shape = Shape(dims)
-    if addsResidual, inputs.last != shape {
+    guard epilogue.slopes == nil, !epilogue.transposesOutput else {
+      throw .invalidOperator("\(name) cannot apply the epilogue \(epilogue)")
+    }
+    if epilogue.addsResidual, inputs.last != shape {
       throw .invalidOperator("\(name) residual \(inputs.last!) does not match its output \(shape)")
     }
     return shape
@@ -59,27 +59,29 @@ public struct RowMixing: Operator {
   public func prepare(_ context: OperatorContext) throws(RuntimeError) -> Step {
     let (groups, m, k, n) = try dimensions(context.inputShapes)
     let filter = try context.constant(1, "\(name) filter")
-    let hasBias = context.inputShapes.count - (addsResidual ? 1 : 0) == 3
-    let bias = hasBias ? try context.constant(2, "\(name) bias") : nil
-    let (input, output, clamp) = (context.inputs[0], context.output, clamp)
-    let residual = addsResidual ? context.inputs.last : nil
+    let hasBias = context.inputShapes.count - (epilogue.addsResidual ? 1 : 0) == 3
+    if hasBias { _ = try context.constant(2, "\(name) bias") }
+    let (input, output) = (context.inputs[0], context.output)
+    let residual = epilogue.addsResidual ? context.inputs.last : nil
+    let bound = Epilogue.Bound(bias: hasBias ? context.inputs[2] : nil, clamp: epilogue.clamp)
     let (inputSize, outputSize) = (k * n, m * n)
     guard context.implementation != .reference, n % 16 == 0 else {
-      let (filterPointer, biasPointer) = (context.inputs[1], hasBias ? context.inputs[2] : nil)
+      // The convolution's arithmetic, then a folded ADD as its own pass.
+      let filterPointer = context.inputs[1]
+      let own = Epilogue.Bound(bias: bound.bias, clamp: residual == nil ? bound.clamp : .none)
       return {
         for g in 0..<groups {
           LeftPackedGEMM.reference(
-            m: m, n: n, k: k, a: filterPointer, lda: k, x: input + g * inputSize, ldx: n, bias: biasPointer,
-            clamp: clamp, residual: residual.map { $0 + g * outputSize }, c: output + g * outputSize, ldc: n)
+            m: m, n: n, k: k, a: filterPointer, lda: k, x: input + g * inputSize, ldx: n, epilogue: own,
+            c: output + g * outputSize, ldc: n)
+          bound.with(residual: residual.map { $0 + g * outputSize })
+            .applySeparately(to: output + g * outputSize, rows: m, channels: n)
         }
       }
     }
-    let gemm = filter.values.withUnsafeBufferPointer { a in
-      bias.map { b in b.values.withUnsafeBufferPointer { LeftPackedGEMM(a: a.baseAddress!, m: m, k: k, lda: k, bias: $0.baseAddress, clamp: clamp) } }
-        ?? LeftPackedGEMM(a: a.baseAddress!, m: m, k: k, lda: k, clamp: clamp)
-    }
-    // Panels of eight output rows go to threads; about 0.01 ns per multiply-add on one thread.
-    let parts = context.parts(of: gemm.panelCount, nanoseconds: 0.01 * Double(groups * m * k * n))
+    let gemm = filter.values.withUnsafeBufferPointer { LeftPackedGEMM(a: $0.baseAddress!, m: m, k: k, lda: k, epilogue: bound) }
+    // Panels of eight output rows go to threads.
+    let parts = context.parts(of: gemm.panelCount, Work(.rowMixing, groups * m * k * n))
     return context.step(over: parts) { part in
       for g in 0..<groups {
         gemm.multiply(
