@@ -10,15 +10,24 @@ import Foundation
 
 @inline(never)
 func multiplyAdds(_ iterations: Int, seed: Float) -> Float {
-  let m = SIMD16<Float>(repeating: 0.9999), c = SIMD16<Float>(repeating: 0.0001)
+  let m = SIMD16<Float>(repeating: 0.9999)
+  let c = SIMD16<Float>(repeating: 0.0001)
   var a = (0..<12).map { SIMD16<Float>(repeating: seed + Float($0)) }
   var (a0, a1, a2, a3, a4, a5) = (a[0], a[1], a[2], a[3], a[4], a[5])
   var (a6, a7, a8, a9, a10, a11) = (a[6], a[7], a[8], a[9], a[10], a[11])
   for _ in 0..<iterations {
-    a0 = a0.addingProduct(m, c); a1 = a1.addingProduct(m, c); a2 = a2.addingProduct(m, c)
-    a3 = a3.addingProduct(m, c); a4 = a4.addingProduct(m, c); a5 = a5.addingProduct(m, c)
-    a6 = a6.addingProduct(m, c); a7 = a7.addingProduct(m, c); a8 = a8.addingProduct(m, c)
-    a9 = a9.addingProduct(m, c); a10 = a10.addingProduct(m, c); a11 = a11.addingProduct(m, c)
+    a0 = a0.addingProduct(m, c)
+    a1 = a1.addingProduct(m, c)
+    a2 = a2.addingProduct(m, c)
+    a3 = a3.addingProduct(m, c)
+    a4 = a4.addingProduct(m, c)
+    a5 = a5.addingProduct(m, c)
+    a6 = a6.addingProduct(m, c)
+    a7 = a7.addingProduct(m, c)
+    a8 = a8.addingProduct(m, c)
+    a9 = a9.addingProduct(m, c)
+    a10 = a10.addingProduct(m, c)
+    a11 = a11.addingProduct(m, c)
   }
   a = [a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11]
   return a.reduce(SIMD16<Float>(), +).sum()

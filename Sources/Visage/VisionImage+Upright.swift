@@ -25,7 +25,9 @@ extension VisionImage {
       case .leftMirrored: (0, 1, 0, 1, 0, 0)  // transposed
       case .rightMirrored: (0, -1, w - 1, -1, 0, h - 1)  // transposed about the other diagonal
       }
-    let stepU = 3 * (ay * w + ax), stepV = 3 * (by * w + bx), origin = 3 * (cy * w + cx)
+    let stepU = 3 * (ay * w + ax)
+    let stepV = 3 * (by * w + bx)
+    let origin = 3 * (cy * w + cx)
     // A quarter turn reads the stored pixels down their columns; going tile by tile keeps the
     // stored rows a tile reads in cache.
     let tile = 64

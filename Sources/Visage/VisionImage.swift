@@ -159,11 +159,24 @@ public struct VisionImage: Sendable {
     case .rgb:
       dst.update(from: s, count: count * 3)
     case .rgba:
-      for i in 0..<count { dst[3 * i] = s[4 * i]; dst[3 * i + 1] = s[4 * i + 1]; dst[3 * i + 2] = s[4 * i + 2] }
+      for i in 0..<count {
+        dst[3 * i] = s[4 * i]
+        dst[3 * i + 1] = s[4 * i + 1]
+        dst[3 * i + 2] = s[4 * i + 2]
+      }
     case .bgra:
-      for i in 0..<count { dst[3 * i] = s[4 * i + 2]; dst[3 * i + 1] = s[4 * i + 1]; dst[3 * i + 2] = s[4 * i] }
+      for i in 0..<count {
+        dst[3 * i] = s[4 * i + 2]
+        dst[3 * i + 1] = s[4 * i + 1]
+        dst[3 * i + 2] = s[4 * i]
+      }
     case .gray:
-      for i in 0..<count { let v = s[i]; dst[3 * i] = v; dst[3 * i + 1] = v; dst[3 * i + 2] = v }
+      for i in 0..<count {
+        let v = s[i]
+        dst[3 * i] = v
+        dst[3 * i + 1] = v
+        dst[3 * i + 2] = v
+      }
     }
   }
 }

@@ -38,7 +38,8 @@ func decodeInTwoPhases(
       throw ImageIOError.corrupt(format: format, message: "image size is \(width)x\(height)", path: nil)
     }
     guard limits.allows(width: Int(width), height: Int(height)) else {
-      throw ImageIOError.tooManyPixels(format: format, width: Int(width), height: Int(height), limit: limits.maximumPixels, path: nil)
+      throw ImageIOError.tooManyPixels(
+        format: format, width: Int(width), height: Int(height), limit: limits.maximumPixels, path: nil)
     }
     let count = Int(width) * Int(height) * 3
     let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in

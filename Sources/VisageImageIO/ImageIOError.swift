@@ -66,7 +66,8 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   public var path: String? {
     switch self {
     case .unreadableFile(let path, _): path
-    case .unknownFormat(let path, _), .tooLarge(_, _, _, let path), .tooManyPixels(_, _, _, _, let path), .truncated(_, _, let path),
+    case .unknownFormat(let path, _), .tooLarge(_, _, _, let path), .tooManyPixels(_, _, _, _, let path),
+      .truncated(_, _, let path),
       .corrupt(_, _, let path), .unsupported(_, _, let path), .outOfMemory(_, let path):
       path
     case .encodingFailed: nil

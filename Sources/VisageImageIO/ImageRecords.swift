@@ -24,7 +24,10 @@ public enum ImageRecords {
     _ line: String, defaultSource: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default
   ) -> (source: String, image: Result<DecodedImage, any Error>) {
     guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-      return (defaultSource, .failure(RecordError(description: "not a JSON object: expected {\"source\": ..., \"data\": <base64>}")))
+      return (
+        defaultSource,
+        .failure(RecordError(description: "not a JSON object: expected {\"source\": ..., \"data\": <base64>}"))
+      )
     }
     let source: String
     switch object["source"] {

@@ -53,7 +53,9 @@ public struct DecodedImage: Sendable {
   public var storedOrientation: VisionImage.Orientation
 
   /// Reads a PNG or JPEG file; see `VisionImage(contentsOfFile:orientation:limits:)`.
-  public init(contentsOfFile path: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default) throws {
+  public init(contentsOfFile path: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default)
+    throws
+  {
     let bytes = try ImageFile.bytes(atPath: path)
     do {
       self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits)
@@ -63,7 +65,9 @@ public struct DecodedImage: Sendable {
   }
 
   /// Decodes a PNG or JPEG file held in memory; see `VisionImage(encoded:orientation:limits:)`.
-  public init(encoded bytes: [UInt8], orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default) throws {
+  public init(encoded bytes: [UInt8], orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default)
+    throws
+  {
     var decoded: VisionImage
     switch ImageFormat(sniffing: bytes) {
     case .png: decoded = try PNG.decode(bytes, limits: limits)

@@ -1,9 +1,10 @@
+import Visage
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import Visage
 
 /// Why a YUV4MPEG2 stream could not be read.
 public enum Y4MError: Error, Equatable, CustomStringConvertible {
@@ -87,7 +88,11 @@ public final class Y4MReader {
     guard fields.first == "YUV4MPEG2" else {
       throw Y4MError.corrupt(source: source, message: "does not start with 'YUV4MPEG2 '")
     }
-    var width = 0, height = 0, rate: Double?, colorspace = "420jpeg", fullRange = false
+    var width = 0
+    var height = 0
+    var rate: Double?
+    var colorspace = "420jpeg"
+    var fullRange = false
     for field in fields.dropFirst() {
       let value = field.dropFirst()
       switch field.first {
@@ -99,7 +104,8 @@ public final class Y4MReader {
         // an overflowing number) is a damaged header, not a rate to guess at.
         let parts = value.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 else {
-          throw Y4MError.corrupt(source: source, message: "the frame rate must be two positive integers, F<num>:<den>; got '\(field)'")
+          throw Y4MError.corrupt(
+            source: source, message: "the frame rate must be two positive integers, F<num>:<den>; got '\(field)'")
         }
         rate = Double(n) / Double(d)
       case "X": if value == "COLORRANGE=FULL" { fullRange = true }
@@ -109,10 +115,13 @@ public final class Y4MReader {
     guard width > 0, height > 0 else {
       throw Y4MError.corrupt(source: source, message: "the header needs positive W and H, got '\(line)'")
     }
-    guard width <= Self.maximumDimension, height <= Self.maximumDimension, limits.allows(width: width, height: height) else {
+    guard width <= Self.maximumDimension, height <= Self.maximumDimension, limits.allows(width: width, height: height)
+    else {
       throw Y4MError.unsupported(
         source: source,
-        message: "\(width)x\(height) frames are too large: at most \(Self.maximumDimension) a side and \(limits.maximumPixels) pixels (ImageLimits.maximumPixels)")
+        message:
+          "\(width)x\(height) frames are too large: at most \(Self.maximumDimension) a side and \(limits.maximumPixels) pixels (ImageLimits.maximumPixels)"
+      )
     }
     guard let layout = Layout(colorspace: colorspace, width: width, height: height, fullRange: fullRange) else {
       throw Y4MError.unsupported(source: source, message: "colour space C\(colorspace)")
@@ -152,7 +161,9 @@ public final class Y4MReader {
   ///
   /// - Throws: `Y4MError.corrupt` naming `what` for a line longer than `maximumLineBytes`.
   ///   It is refused whole rather than cut, since the rest of it would be read as pixels.
-  private static func readLine(_ file: UnsafeMutablePointer<FILE>, source: String, what: String) throws(Y4MError) -> String? {
+  private static func readLine(_ file: UnsafeMutablePointer<FILE>, source: String, what: String) throws(Y4MError)
+    -> String?
+  {
     var bytes: [UInt8] = []
     while true {
       let c = getc(file)
@@ -219,21 +230,27 @@ private struct Layout {
     // Limited range: Y in 16...235 and Cb, Cr in 16...240 (at 8 bits).
     let (yOffset, yGain, cGain): (Float, Float, Float) = fullRange ? (0, 1, 1) : (16, 255 / 219, 255 / 224)
     let kg = 1 - kr - kb
-    let crToR = 2 * (1 - kr), cbToB = 2 * (1 - kb)
-    let cbToG = -2 * kb * (1 - kb) / kg, crToG = -2 * kr * (1 - kr) / kg
-    let lumaCount = width * height, chromaCount = chromaWidth * chromaHeight
+    let crToR = 2 * (1 - kr)
+    let cbToB = 2 * (1 - kb)
+    let cbToG = -2 * kb * (1 - kb) / kg
+    let crToG = -2 * kr * (1 - kr) / kg
+    let lumaCount = width * height
+    let chromaCount = chromaWidth * chromaHeight
     planes.withUnsafeBufferPointer { src in
       rgb.withUnsafeMutableBufferPointer { dst in
         func sample(_ index: Int) -> Float {
           if bytesPerSample == 1 { return Float(src[index]) }
-          let lo = Int(src[2 * index]), hi = Int(src[2 * index + 1])
+          let lo = Int(src[2 * index])
+          let hi = Int(src[2 * index + 1])
           return Float(hi << 8 | lo) * scale
         }
         for y in 0..<height {
           let chromaRow = (y >> shiftY) * chromaWidth
           for x in 0..<width {
             let luma = (sample(y * width + x) - yOffset) * yGain
-            var r = luma, g = luma, b = luma
+            var r = luma
+            var g = luma
+            var b = luma
             if hasChroma {
               let c = chromaRow + (x >> shiftX)
               let cb = (sample(lumaCount + c) - 128) * cGain

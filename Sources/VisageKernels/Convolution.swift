@@ -69,11 +69,13 @@ public final class ConvolutionPlan: @unchecked Sendable {
       blas = (
         Array(filter),
         Epilogue.Bound(
-          bias: UnsafePointer(bias.baseAddress!), clamp: epilogue.clamp, slopes: slopes.map { UnsafePointer($0.baseAddress!) })
+          bias: UnsafePointer(bias.baseAddress!), clamp: epilogue.clamp,
+          slopes: slopes.map { UnsafePointer($0.baseAddress!) })
       )
       windows = nil
     }
-    let patchCount = backend == .blas && !geometry.isPointwise
+    let patchCount =
+      backend == .blas && !geometry.isPointwise
       ? geometry.output.batch * geometry.output.height * geometry.output.width * geometry.patchSize : 0
     self.patches = .allocate(capacity: patchCount)
     self.patches.initialize(repeating: 0)
@@ -118,7 +120,8 @@ public final class ConvolutionPlan: @unchecked Sendable {
     GEMM.optimized(
       m: rows, n: g.output.channels, k: k, a: a, lda: k, b: blas.filter, ldb: k, transposeB: true,
       c: output, ldc: g.output.channels)
-    blas.epilogue.with(residual: residual, channels: channels).apply(to: output, rows: rows, channels: g.output.channels)
+    blas.epilogue.with(residual: residual, channels: channels).apply(
+      to: output, rows: rows, channels: g.output.channels)
   }
 
   /// The work of `run(input:output:residual:residualChannels:)` with these fixed addresses,

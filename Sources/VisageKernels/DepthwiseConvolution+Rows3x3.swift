@@ -40,7 +40,8 @@ extension DepthwiseConvolution {
 
   static func run3x3(
     _ g: ConvolutionGeometry, _ rows: Rows3x3, _ input: UnsafePointer<Float>,
-    _ filter: UnsafePointer<Float>, _ epilogue: Epilogue.Bound, _ output: UnsafeMutablePointer<Float>, _ outputRows: Range<Int>,
+    _ filter: UnsafePointer<Float>, _ epilogue: Epilogue.Bound, _ output: UnsafeMutablePointer<Float>,
+    _ outputRows: Range<Int>,
     _ zeroRow: UnsafePointer<Float>
   ) {
     let channels = g.input.channels

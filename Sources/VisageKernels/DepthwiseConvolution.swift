@@ -65,7 +65,8 @@ public enum DepthwiseConvolution {
 
   private static func run(
     _ g: ConvolutionGeometry, _ input: UnsafePointer<Float>, _ filter: UnsafePointer<Float>,
-    _ epilogue: Epilogue.Bound, _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>, _ rows: Range<Int>
+    _ epilogue: Epilogue.Bound, _ output: UnsafeMutablePointer<Float>, _ tapOffsets: UnsafeMutablePointer<Int>,
+    _ rows: Range<Int>
   ) {
     let channels = g.input.channels
     let taps = g.filterHeight * g.filterWidth
@@ -126,7 +127,8 @@ public enum DepthwiseConvolution {
       var acc = Vector.zero
       for fy in fyStart..<fyEnd {
         for fx in fxStart..<fxEnd {
-          let x = input.vector(at: g.input.offset(b, originY + g.dilationHeight * fy, originX + g.dilationWidth * fx, c))
+          let x = input.vector(
+            at: g.input.offset(b, originY + g.dilationHeight * fy, originX + g.dilationWidth * fx, c))
           acc = x * filter.vector(at: (fy * g.filterWidth + fx) * channels + c) + acc
         }
       }

@@ -9,14 +9,36 @@ public enum Elementwise {
     output: UnsafeMutablePointer<Float>
   ) {
     switch function {
-    case .relu: map(input, count, output) { lanewiseMax($0, .zero) } _: { max(0, $0) }
+    case .relu:
+      map(input, count, output) {
+        lanewiseMax($0, .zero)
+      } _: {
+        max(0, $0)
+      }
     case .relu6:
-      map(input, count, output) { lanewiseMin(lanewiseMax($0, .zero), Vector(repeating: 6)) } _: {
+      map(input, count, output) {
+        lanewiseMin(lanewiseMax($0, .zero), Vector(repeating: 6))
+      } _: {
         min(max(0, $0), 6)
       }
-    case .negate: map(input, count, output) { -$0 } _: { -$0 }
-    case .squareRoot: map(input, count, output) { $0.squareRoot() } _: { $0.squareRoot() }
-    case .reciprocalSquareRoot: map(input, count, output) { 1 / $0.squareRoot() } _: { 1 / $0.squareRoot() }
+    case .negate:
+      map(input, count, output) {
+        -$0
+      } _: {
+        -$0
+      }
+    case .squareRoot:
+      map(input, count, output) {
+        $0.squareRoot()
+      } _: {
+        $0.squareRoot()
+      }
+    case .reciprocalSquareRoot:
+      map(input, count, output) {
+        1 / $0.squareRoot()
+      } _: {
+        1 / $0.squareRoot()
+      }
     case .logistic, .tanh: reference(function, input, count: count, output: output)
     }
   }
@@ -47,18 +69,54 @@ public enum Elementwise {
     // A rank-0 broadcast has no last dimension to run along; coalescing gives it one.
     let b = broadcast.outputShape.isEmpty ? broadcast.coalesced : broadcast
     switch function {
-    case .add: apply(b, lhs, rhs, clamp, output) { $0 + $1 } _: { $0 + $1 }
-    case .subtract: apply(b, lhs, rhs, clamp, output) { $0 - $1 } _: { $0 - $1 }
-    case .multiply: apply(b, lhs, rhs, clamp, output) { $0 * $1 } _: { $0 * $1 }
-    case .divide: apply(b, lhs, rhs, clamp, output) { $0 / $1 } _: { $0 / $1 }
+    case .add:
+      apply(b, lhs, rhs, clamp, output) {
+        $0 + $1
+      } _: {
+        $0 + $1
+      }
+    case .subtract:
+      apply(b, lhs, rhs, clamp, output) {
+        $0 - $1
+      } _: {
+        $0 - $1
+      }
+    case .multiply:
+      apply(b, lhs, rhs, clamp, output) {
+        $0 * $1
+      } _: {
+        $0 * $1
+      }
+    case .divide:
+      apply(b, lhs, rhs, clamp, output) {
+        $0 / $1
+      } _: {
+        $0 / $1
+      }
     case .squaredDifference:
-      apply(b, lhs, rhs, clamp, output) { ($0 - $1) * ($0 - $1) } _: { ($0 - $1) * ($0 - $1) }
+      apply(b, lhs, rhs, clamp, output) {
+        ($0 - $1) * ($0 - $1)
+      } _: {
+        ($0 - $1) * ($0 - $1)
+      }
     case .prelu:
-      apply(b, lhs, rhs, clamp, output) { $0.replacing(with: $0 * $1, where: $0 .< 0) } _: {
+      apply(b, lhs, rhs, clamp, output) {
+        $0.replacing(with: $0 * $1, where: $0 .< 0)
+      } _: {
         $0 >= 0 ? $0 : $0 * $1
       }
-    case .maximum: apply(b, lhs, rhs, clamp, output) { lanewiseMax($0, $1) } _: { max($0, $1) }
-    case .minimum: apply(b, lhs, rhs, clamp, output) { lanewiseMin($0, $1) } _: { min($0, $1) }
+    case .maximum:
+      apply(b, lhs, rhs, clamp, output) {
+        lanewiseMax($0, $1)
+      } _: {
+        max($0, $1)
+      }
+    case .minimum:
+      apply(b, lhs, rhs, clamp, output) {
+        lanewiseMin($0, $1)
+      } _: {
+        min($0, $1)
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Accelerate)
   import Accelerate
 #else

@@ -68,14 +68,16 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
 struct MicroKernels: Sendable {
   typealias PackedGEMM = @Sendable (VisagePackedWeights, VisageGEMMOperands) -> Void
 
-  typealias LeftPackedGEMM = @Sendable (
-    VisageLeftPackedWeights, Int, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int, UnsafePointer<Float>?,
-    Range<Int>
-  ) -> Void
+  typealias LeftPackedGEMM =
+    @Sendable (
+      VisageLeftPackedWeights, Int, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int, UnsafePointer<Float>?,
+      Range<Int>
+    ) -> Void
 
-  typealias Depthwise3x3Row = @Sendable (
-    VisageDepthwise3x3, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>
-  ) -> Void
+  typealias Depthwise3x3Row =
+    @Sendable (
+      VisageDepthwise3x3, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafeMutablePointer<Float>
+    ) -> Void
 
   typealias FixedPointWarp = @Sendable (VisageFixedPointWarp, UnsafeMutablePointer<Float>) -> Void
 
@@ -83,9 +85,10 @@ struct MicroKernels: Sendable {
   let leftPackedGEMM: LeftPackedGEMM
   let depthwise3x3Row: Depthwise3x3Row
   let fixedPointWarp: FixedPointWarp
-  let maxPool2x2Row: @Sendable (
-    UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>, Int, Int, Float, Float
-  ) -> Void
+  let maxPool2x2Row:
+    @Sendable (
+      UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>, Int, Int, Float, Float
+    ) -> Void
 
   /// The active instruction set's, for kernels that have no plan object to keep them in.
   static let active = of(.active)
@@ -113,7 +116,8 @@ struct MicroKernels: Sendable {
   #if canImport(VisageMicroKernelsAVX512)
     private static let avx512 = MicroKernels(
       packedGEMM: VisageMicroKernelsAVX512.packedGEMM, leftPackedGEMM: VisageMicroKernelsAVX512.leftPackedGEMM,
-      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsAVX512.fixedPointWarp,
+      depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row,
+      fixedPointWarp: VisageMicroKernelsAVX512.fixedPointWarp,
       maxPool2x2Row: VisageMicroKernelsAVX512.maxPool2x2Row)
   #endif
 }

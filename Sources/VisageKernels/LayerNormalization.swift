@@ -154,11 +154,15 @@ public enum LayerNormalization {
       i += 1
     }
     let means = totals / count
-    let (m0, m1, m2, m3) = (Vector(repeating: means[0]), Vector(repeating: means[1]), Vector(repeating: means[2]), Vector(repeating: means[3]))
+    let (m0, m1, m2, m3) = (
+      Vector(repeating: means[0]), Vector(repeating: means[1]), Vector(repeating: means[2]), Vector(repeating: means[3])
+    )
     (a0, a1, a2, a3) = (Vector.zero, Vector.zero, Vector.zero, Vector.zero)
     i = 0
     while i < vectorEnd {
-      let (d0, d1, d2, d3) = (x0.vector(at: i) - m0, x1.vector(at: i) - m1, x2.vector(at: i) - m2, x3.vector(at: i) - m3)
+      let (d0, d1, d2, d3) = (
+        x0.vector(at: i) - m0, x1.vector(at: i) - m1, x2.vector(at: i) - m2, x3.vector(at: i) - m3
+      )
       a0 += d0 * d0
       a1 += d1 * d1
       a2 += d2 * d2

@@ -68,7 +68,8 @@ public final class PackedGEMM: @unchecked Sendable {
     self.bias = copy(epilogue.bias, padding: 0)
     self.slopes = epilogue.slopes.map { copy($0, padding: 1) }
     weights = VisagePackedWeights(
-      panels: panels, n: n, k: k, tileRows: self.tileRows, bias: self.bias, slopes: self.slopes.map { UnsafePointer($0) },
+      panels: panels, n: n, k: k, tileRows: self.tileRows, bias: self.bias,
+      slopes: self.slopes.map { UnsafePointer($0) },
       lower: epilogue.clamp.lowerBound, upper: epilogue.clamp.upperBound)
   }
 

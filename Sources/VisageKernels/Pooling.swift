@@ -12,7 +12,8 @@ public enum Pooling {
     let vectorEnd = channels & ~7
     // Output columns whose window lies inside the input.
     let firstInside = (g.padLeft + g.strideWidth - 1) / g.strideWidth
-    let endInside = g.input.width - g.filterWidth + g.padLeft >= 0
+    let endInside =
+      g.input.width - g.filterWidth + g.padLeft >= 0
       ? min(g.output.width, (g.input.width - g.filterWidth + g.padLeft) / g.strideWidth + 1) : 0
     let rowKernel = g.filterHeight == 2 && g.filterWidth == 2 && channels >= 8 && endInside > firstInside
     for row in rows ?? 0..<(g.output.batch * g.output.height) {

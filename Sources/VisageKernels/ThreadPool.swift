@@ -222,7 +222,8 @@ private final class Workers: @unchecked Sendable {
       }
       wake.lock()
       sleepers.add(1, ordering: .sequentiallyConsistent)
-      while ticket.load(ordering: .sequentiallyConsistent) == seen && !stopping.load(ordering: .sequentiallyConsistent) {
+      while ticket.load(ordering: .sequentiallyConsistent) == seen && !stopping.load(ordering: .sequentiallyConsistent)
+      {
         wake.wait()
       }
       sleepers.subtract(1, ordering: .sequentiallyConsistent)

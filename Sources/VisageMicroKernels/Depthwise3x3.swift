@@ -48,10 +48,14 @@ private func depthwise3x3Block<V: FloatVector>(
   let c1 = layer.channels
   let c2 = 2 * c1
   let step = layer.strideWidth * c1
-  let w0 = filter.load(V.self, at: c), w1 = filter.load(V.self, at: c1 + c)
-  let w2 = filter.load(V.self, at: c2 + c), w3 = filter.load(V.self, at: 3 * c1 + c)
-  let w4 = filter.load(V.self, at: 4 * c1 + c), w5 = filter.load(V.self, at: 5 * c1 + c)
-  let w6 = filter.load(V.self, at: 6 * c1 + c), w7 = filter.load(V.self, at: 7 * c1 + c)
+  let w0 = filter.load(V.self, at: c)
+  let w1 = filter.load(V.self, at: c1 + c)
+  let w2 = filter.load(V.self, at: c2 + c)
+  let w3 = filter.load(V.self, at: 3 * c1 + c)
+  let w4 = filter.load(V.self, at: 4 * c1 + c)
+  let w5 = filter.load(V.self, at: 5 * c1 + c)
+  let w6 = filter.load(V.self, at: 6 * c1 + c)
+  let w7 = filter.load(V.self, at: 7 * c1 + c)
   let w8 = filter.load(V.self, at: 8 * c1 + c)
   let bv = bias.load(V.self, at: c)
   // The clamp spelled out on V: the generic `Clamp` call stayed a call per pixel.

@@ -37,11 +37,16 @@ public func fixedPointWarp(_ warp: VisageFixedPointWarp, _ output: UnsafeMutable
         let perW = (SIMD8(repeating: 32) / w).replacing(with: 0, where: w .== 0)
         let ix = fixedPoint((SIMD8(repeating: x0) + SIMD8(repeating: m.0) * x1) * perW)
         let iy = fixedPoint((SIMD8(repeating: y0) + SIMD8(repeating: m.3) * x1) * perW)
-        let sx = wholePixels(ix), ax = ix & 31
-        let sy = wholePixels(iy), ay = iy & 31
-        let bx = 32 &- ax, by = 32 &- ay
-        let w00 = bx &* by &* 32, w10 = ax &* by &* 32
-        let w01 = bx &* ay &* 32, w11 = ax &* ay &* 32
+        let sx = wholePixels(ix)
+        let ax = ix & 31
+        let sy = wholePixels(iy)
+        let ay = iy & 31
+        let bx = 32 &- ax
+        let by = 32 &- ay
+        let w00 = bx &* by &* 32
+        let w10 = ax &* by &* 32
+        let w01 = bx &* ay &* 32
+        let w11 = ax &* ay &* 32
         let inside = (sx .>= 0) .& (sy .>= 0) .& (sx .< lastX) .& (sy .< lastY)
         var out = output + (v &* outputWidth &+ u) &* 3
         for lane in 0..<min(8, blockEnd - u) {
@@ -106,7 +111,9 @@ private func edgePixel(
   func level(_ value: Int) -> Float { Float(value) * warp.scale + warp.offset }
   if !replicate && (sx >= width || sx + 1 < 0 || sy >= height || sy + 1 < 0) {
     let black = level(0)
-    out[0] = black; out[1] = black; out[2] = black
+    out[0] = black
+    out[1] = black
+    out[2] = black
     return
   }
   /// A tap coordinate after the border rule, or −1 for a black tap.

@@ -41,13 +41,17 @@ struct LeftPackedGEMMKernel {
         let rows = min(8, m - row)
         let panel = panels + p * 8 * k
         if tileRows < 8 {
-          multiplyShortTiles(row, rows, n: n, panel: panel, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, tile: tile)
+          multiplyShortTiles(
+            row, rows, n: n, panel: panel, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, tile: tile)
           continue
         }
         // Fewer than four rows: one row at a time, four vectors wide, is cheaper than a
         // padded eight-row tile (its time is the k-long chain of adds, not the arithmetic).
         if rows < 4 {
-          for r in 0..<rows { multiplyRow(row + r, n: n, weights: panel + r, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, tile: tile) }
+          for r in 0..<rows {
+            multiplyRow(
+              row + r, n: n, weights: panel + r, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, tile: tile)
+          }
           continue
         }
         var column = 0
@@ -60,7 +64,9 @@ struct LeftPackedGEMMKernel {
           }
           for q in stride(from: 0, to: width, by: 16) {
             for r in 0..<rows {
-              finish(tile[q / 2 + r], row: row + r, c + (row + r) * ldc + column + q, residual.map { $0 + (row + r) * ldc + column + q })
+              finish(
+                tile[q / 2 + r], row: row + r, c + (row + r) * ldc + column + q,
+                residual.map { $0 + (row + r) * ldc + column + q })
             }
           }
           column += width
@@ -121,7 +127,9 @@ struct LeftPackedGEMMKernel {
 
   /// Bias, residual, clamp, store: in the order separate operators apply them.
   @inline(__always)
-  private func finish(_ sum: SIMD16<Float>, row: Int, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>?) {
+  private func finish(
+    _ sum: SIMD16<Float>, row: Int, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>?
+  ) {
     var v = sum + SIMD16(repeating: bias[row])
     if let residual { v += residual.load(SIMD16<Float>.self, at: 0) }
     out.store(clamp(v, panel: 0), at: 0)
@@ -133,10 +141,22 @@ struct LeftPackedGEMMKernel {
     _ panel: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
     _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
-    var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
-    var d0 = SIMD16<Float>(), d1 = SIMD16<Float>(), d2 = SIMD16<Float>(), d3 = SIMD16<Float>()
-    var d4 = SIMD16<Float>(), d5 = SIMD16<Float>(), d6 = SIMD16<Float>(), d7 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
+    var c4 = SIMD16<Float>()
+    var c5 = SIMD16<Float>()
+    var c6 = SIMD16<Float>()
+    var c7 = SIMD16<Float>()
+    var d0 = SIMD16<Float>()
+    var d1 = SIMD16<Float>()
+    var d2 = SIMD16<Float>()
+    var d3 = SIMD16<Float>()
+    var d4 = SIMD16<Float>()
+    var d5 = SIMD16<Float>()
+    var d6 = SIMD16<Float>()
+    var d7 = SIMD16<Float>()
     var w = panel
     var row = x
     for _ in 0..<k {
@@ -193,8 +213,14 @@ struct LeftPackedGEMMKernel {
     _ panel: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
     _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
-    var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
+    var c4 = SIMD16<Float>()
+    var c5 = SIMD16<Float>()
+    var c6 = SIMD16<Float>()
+    var c7 = SIMD16<Float>()
     var w = panel
     var row = x
     for _ in 0..<k {
@@ -227,7 +253,10 @@ struct LeftPackedGEMMKernel {
     _ weights: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
     _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
     var w = weights
     var row = x
     for _ in 0..<k {
@@ -251,7 +280,8 @@ struct LeftPackedGEMMKernel {
     _ weights: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
     _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
     var w = weights
     var row = x
     for _ in 0..<k {
@@ -271,7 +301,10 @@ struct LeftPackedGEMMKernel {
     _ weights: UnsafePointer<Float>, _ k: Int, _ x: UnsafePointer<Float>, _ ldx: Int,
     _ tile: UnsafeMutablePointer<SIMD16<Float>>
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
     var w = weights
     var row = x
     for _ in 0..<k {

@@ -16,7 +16,8 @@ public func maxPool2x2Row(
       max2x2Block(SIMD16<Float>.self, channels - 16, input, rowStride, step, output, count, channels, lower, upper)
       c = channels
     } else {
-      max2x2Block(SIMD8<Float>.self, min(c, channels - 8), input, rowStride, step, output, count, channels, lower, upper)
+      max2x2Block(
+        SIMD8<Float>.self, min(c, channels - 8), input, rowStride, step, output, count, channels, lower, upper)
       c += 8
     }
   }

@@ -25,15 +25,26 @@ extension PackedGEMMKernel {
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
-    var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
+    var c4 = SIMD16<Float>()
+    var c5 = SIMD16<Float>()
+    var c6 = SIMD16<Float>()
+    var c7 = SIMD16<Float>()
     var w = panel
     for s in 0..<segments.count {
       // One pointer per row, so the loop below only adds p (indexing x[r·lda + p] put eight
       // overflow-checked additions and stack reloads in it; measured 1.6x slower).
       let x0 = a + segments.offsets[s]
-      let x1 = x0 + lda, x2 = x1 + lda, x3 = x2 + lda, x4 = x3 + lda
-      let x5 = x4 + lda, x6 = x5 + lda, x7 = x6 + lda
+      let x1 = x0 + lda
+      let x2 = x1 + lda
+      let x3 = x2 + lda
+      let x4 = x3 + lda
+      let x5 = x4 + lda
+      let x6 = x5 + lda
+      let x7 = x6 + lda
       for p in 0..<length {
         let wv = w.load(SIMD16<Float>.self, at: 0)
         c0 = wv * SIMD16(repeating: x0[p]) + c0
@@ -64,16 +75,33 @@ extension PackedGEMMKernel {
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
-    var c4 = SIMD16<Float>(), c5 = SIMD16<Float>(), c6 = SIMD16<Float>(), c7 = SIMD16<Float>()
-    var d0 = SIMD16<Float>(), d1 = SIMD16<Float>(), d2 = SIMD16<Float>(), d3 = SIMD16<Float>()
-    var d4 = SIMD16<Float>(), d5 = SIMD16<Float>(), d6 = SIMD16<Float>(), d7 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
+    var c4 = SIMD16<Float>()
+    var c5 = SIMD16<Float>()
+    var c6 = SIMD16<Float>()
+    var c7 = SIMD16<Float>()
+    var d0 = SIMD16<Float>()
+    var d1 = SIMD16<Float>()
+    var d2 = SIMD16<Float>()
+    var d3 = SIMD16<Float>()
+    var d4 = SIMD16<Float>()
+    var d5 = SIMD16<Float>()
+    var d6 = SIMD16<Float>()
+    var d7 = SIMD16<Float>()
     var w = panel
     let next = 16 * segments.count * length
     for s in 0..<segments.count {
       let x0 = a + segments.offsets[s]
-      let x1 = x0 + lda, x2 = x1 + lda, x3 = x2 + lda, x4 = x3 + lda
-      let x5 = x4 + lda, x6 = x5 + lda, x7 = x6 + lda
+      let x1 = x0 + lda
+      let x2 = x1 + lda
+      let x3 = x2 + lda
+      let x4 = x3 + lda
+      let x5 = x4 + lda
+      let x6 = x5 + lda
+      let x7 = x6 + lda
       for p in 0..<length {
         let wv = w.load(SIMD16<Float>.self, at: 0)
         let wu = w.load(SIMD16<Float>.self, at: next)
@@ -128,11 +156,16 @@ extension PackedGEMMKernel {
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>(), c2 = SIMD16<Float>(), c3 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
     var w = panel
     for s in 0..<segments.count {
       let x0 = a + segments.offsets[s]
-      let x1 = x0 + lda, x2 = x1 + lda, x3 = x2 + lda
+      let x1 = x0 + lda
+      let x2 = x1 + lda
+      let x3 = x2 + lda
       for p in 0..<length {
         let wv = w.load(SIMD16<Float>.self, at: 0)
         c0 = wv * SIMD16(repeating: x0[p]) + c0
@@ -154,7 +187,8 @@ extension PackedGEMMKernel {
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ panel: UnsafePointer<Float>, _ sink: Sink
   ) {
-    var c0 = SIMD16<Float>(), c1 = SIMD16<Float>()
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
     var w = panel
     for s in 0..<segments.count {
       let x0 = a + segments.offsets[s]

@@ -53,7 +53,8 @@ struct PackedGEMMKernel {
         while column < n {
           let x = a + row * lda
           let out = c + row * ldc
-          column += rows == 8
+          column +=
+            rows == 8
             ? eightRows(x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
             : fewRows(rows, x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
         }
@@ -74,10 +75,12 @@ struct PackedGEMMKernel {
     let out = c + column
     let done: Int?
     if let slopes = finish.slopes {
-      let activation = ClampedPReLU(lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: remaining > 16 ? 2 : 1)
+      let activation = ClampedPReLU(
+        lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: remaining > 16 ? 2 : 1)
       done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, activation)
     } else {
-      done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, Clamped(lower: finish.lower, upper: finish.upper))
+      done = finishedEightRows(
+        a, lda, segments, length, panel, out, ldc, column, residual, Clamped(lower: finish.lower, upper: finish.upper))
     }
     if let done { return done }
     if remaining > 16 {
@@ -153,10 +156,13 @@ struct PackedGEMMKernel {
       && residual.map({ $0.channels >= column + 16 }) ?? true
     {
       if let slopes = finish.slopes {
-        let activation = ClampedPReLU(lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: 1)
+        let activation = ClampedPReLU(
+          lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: 1)
         finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, activation)
       } else {
-        finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, Clamped(lower: finish.lower, upper: finish.upper))
+        finishedFewRows(
+          rows, a, lda, segments, length, panel, c + column, ldc, column, residual,
+          Clamped(lower: finish.lower, upper: finish.upper))
       }
       return 16
     }

@@ -50,7 +50,8 @@ extension Graph {
       removed.insert(index)
       producer[node.output] = target
     }
-    return rewritten(replacing: Dictionary(uniqueKeysWithValues: fused.enumerated().map { ($0, $1) }), removing: removed)
+    return rewritten(
+      replacing: Dictionary(uniqueKeysWithValues: fused.enumerated().map { ($0, $1) }), removing: removed)
   }
 
   /// The ADD `add` folded as a residual into the node producing one of its inputs, when the
@@ -78,10 +79,12 @@ extension Graph {
       let node = fused[index]
       let location = "\(node.location) + \(padIndex.map { "\(fused[$0].location) + " } ?? "")\(add.location)"
       guard
-        let merged = refinishing(node, inputs: node.inputs + [residual], output: add.output, location: location, {
-          $0.addsResidual = true
-          $0.clamp = binary.clamp
-        })
+        let merged = refinishing(
+          node, inputs: node.inputs + [residual], output: add.output, location: location,
+          {
+            $0.addsResidual = true
+            $0.clamp = binary.clamp
+          })
       else { continue }
       if let padIndex { removed.insert(padIndex) }
       return (index, merged)

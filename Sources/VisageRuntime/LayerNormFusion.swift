@@ -100,7 +100,9 @@ extension Graph {
       let sumIndex = soleReader(nodes[timesX].output), soleReader(nodes[timesN].output) == sumIndex,
       binary(sumIndex, .add), nodes[timesX].output != nodes[timesN].output
     else { return nil }
-    let chain = [meanIndex, negIndex, diffIndex, varianceIndex, epsIndex, rsqrtIndex, scaleIndex, timesX, timesN, sumIndex]
+    let chain = [
+      meanIndex, negIndex, diffIndex, varianceIndex, epsIndex, rsqrtIndex, scaleIndex, timesX, timesN, sumIndex,
+    ]
     let output = nodes[sumIndex].output
     guard tensors[output].shape == xShape else { return nil }
     return LayerNormMatch(nodes: chain, gamma: gamma, epsilon: epsValue.values[0], output: output)

@@ -11,7 +11,9 @@ struct NPYHeader {
 
   init(_ text: some Collection<UInt8>) throws(RuntimeError) {
     var parser = Parser(bytes: Array(text))
-    var descr: String?, fortranOrder: Bool?, shape: [Int]?
+    var descr: String?
+    var fortranOrder: Bool?
+    var shape: [Int]?
     try parser.expect("{")
     while try !parser.consume("}") {
       let key = try parser.quoted()

@@ -26,7 +26,9 @@ extension Tensor {
     }
     // The interpreter's own bound on a tensor, checked before the values are allocated.
     guard let count = shape.checkedCount, count <= Interpreter.maximumTensorCount else {
-      throw .invalidInput(".npy shape \(shape) holds more than the limit of \(Interpreter.maximumTensorCount) values (Interpreter.maximumTensorCount)")
+      throw .invalidInput(
+        ".npy shape \(shape) holds more than the limit of \(Interpreter.maximumTensorCount) values (Interpreter.maximumTensorCount)"
+      )
     }
     let start = headerStart + headerLength
     // Exactly the data the shape needs: a shorter file is cut, a longer one is not what it says.

@@ -59,8 +59,17 @@ struct BuiltinOperator: Hashable, Sendable, CustomStringConvertible {
 
 /// TFLite tensor element types (schema.fbs `TensorType`), as far as this runtime cares.
 enum TensorType: Int, Sendable {
-  case float32 = 0, float16 = 1, int32 = 2, uint8 = 3, int64 = 4, string = 5, bool = 6
-  case int16 = 7, complex64 = 8, int8 = 9, float64 = 10
+  case float32 = 0
+  case float16 = 1
+  case int32 = 2
+  case uint8 = 3
+  case int64 = 4
+  case string = 5
+  case bool = 6
+  case int16 = 7
+  case complex64 = 8
+  case int8 = 9
+  case float64 = 10
 
   /// Bytes per element.
   var size: Int {

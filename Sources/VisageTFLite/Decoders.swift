@@ -79,7 +79,9 @@ private func binary(
   return (Binary(function, clamp: clamp), [try r.input(0, "first input"), try r.input(1, "second input")])
 }
 
-private func reduce(_ kind: Reduction.Kind, _ r: OperatorRecord) throws(TFLiteError) -> (op: any Operator, inputs: [Int]) {
+private func reduce(_ kind: Reduction.Kind, _ r: OperatorRecord) throws(TFLiteError) -> (
+  op: any Operator, inputs: [Int]
+) {
   // ReducerOptions: keep_dims 0.
   let op = Reduce(kind, axes: try r.ints(1, "axes"), keepDimensions: try r.bool(0, "keep_dims"))
   return (op, [try r.input(0, "input")])

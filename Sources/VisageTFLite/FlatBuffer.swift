@@ -40,7 +40,8 @@ struct FlatBuffer {
     try check(vtable, vtableSize, path + " (vtable)")
     let tableSize = Int(try load(UInt16.self, at: vtable + 2, path: path + " (vtable)"))
     try check(position, tableSize, path)
-    return FlatTable(buffer: self, position: position, vtable: vtable, vtableSize: vtableSize, tableSize: tableSize, path: path)
+    return FlatTable(
+      buffer: self, position: position, vtable: vtable, vtableSize: vtableSize, tableSize: tableSize, path: path)
   }
 }
 
@@ -60,7 +61,8 @@ struct FlatTable {
     let offset = Int(try buffer.load(UInt16.self, at: vtable + entry, path: path))
     guard offset != 0 else { return nil }
     guard offset + size <= tableSize else {
-      throw .malformed(path: "\(path).\(name)", reason: "field offset \(offset) lies outside its \(tableSize)-byte table")
+      throw .malformed(
+        path: "\(path).\(name)", reason: "field offset \(offset) lies outside its \(tableSize)-byte table")
     }
     return position + offset
   }
@@ -82,7 +84,9 @@ struct FlatTable {
 
   /// The position of the first element and the element count of vector field `id`; the
   /// whole vector is checked to lie inside the file.
-  func vector(_ id: Int, _ name: String, elementSize: Int) throws(TFLiteError) -> (start: Int, count: Int, path: String)? {
+  func vector(_ id: Int, _ name: String, elementSize: Int) throws(TFLiteError) -> (
+    start: Int, count: Int, path: String
+  )? {
     guard let at = try field(id, name, size: 4) else { return nil }
     let p = "\(path).\(name)"
     let target = try buffer.offsetTarget(at: at, path: p)

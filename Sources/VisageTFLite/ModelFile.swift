@@ -46,7 +46,9 @@ struct ModelFile {
       throw .unsupported(path: "model.version", reason: "schema version \(version); only version 3 is read")
     }
     description = try model.string(3, "description") ?? ""
-    metadataNames = try model.tables(6, "metadata").map { (m: FlatTable) throws(TFLiteError) in try m.string(0, "name") ?? "" }
+    metadataNames = try model.tables(6, "metadata").map { (m: FlatTable) throws(TFLiteError) in
+      try m.string(0, "name") ?? ""
+    }
 
     let codes = try model.tables(1, "operator_codes").map { (code: FlatTable) throws(TFLiteError) -> BuiltinOperator in
       // Codes above 127 live in the int32 field; older files only fill the byte field.
@@ -76,7 +78,8 @@ struct ModelFile {
     func checkIndices(_ list: [Int], _ path: String, optional: Bool) throws(TFLiteError) {
       for (k, index) in list.enumerated() where !(optional && index == -1) {
         guard index >= 0, index < tensorTables.count else {
-          throw .malformed(path: "\(path)[\(k)]", reason: "tensor index \(index) is out of range 0..<\(tensorTables.count)")
+          throw .malformed(
+            path: "\(path)[\(k)]", reason: "tensor index \(index) is out of range 0..<\(tensorTables.count)")
         }
       }
     }
@@ -87,7 +90,8 @@ struct ModelFile {
     for table in try graph.tables(3, "operators") {
       let index = Int(try table.scalar(0, "opcode_index", default: UInt32(0)))
       guard index < codes.count else {
-        throw .malformed(path: "\(table.path).opcode_index", reason: "opcode \(index) is out of range 0..<\(codes.count)")
+        throw .malformed(
+          path: "\(table.path).opcode_index", reason: "opcode \(index) is out of range 0..<\(codes.count)")
       }
       let entry = OperatorEntry(
         code: codes[index], inputs: try table.int32s(1, "inputs") ?? [],
@@ -110,13 +114,15 @@ struct ModelFile {
     let shape = try table.int32s(0, "shape") ?? []
     let bufferIndex = Int(try table.scalar(2, "buffer", default: UInt32(0)))
     guard bufferIndex < max(buffers.count, 1) else {
-      throw .malformed(path: "\(table.path).buffer", reason: "buffer \(bufferIndex) is out of range 0..<\(buffers.count)")
+      throw .malformed(
+        path: "\(table.path).buffer", reason: "buffer \(bufferIndex) is out of range 0..<\(buffers.count)")
     }
     let data = bufferIndex == 0 || buffers.isEmpty ? nil : buffers[bufferIndex]
     let entry = TensorEntry(
       name: try table.string(3, "name") ?? "", shape: shape, type: type, data: data, path: table.path)
     if let data {
-      guard let count = Shape(shape).checkedCount, count.multipliedReportingOverflow(by: type.size) == (data.count, false)
+      guard let count = Shape(shape).checkedCount,
+        count.multipliedReportingOverflow(by: type.size) == (data.count, false)
       else {
         throw .malformed(
           path: "\(table.path).buffer",
@@ -135,7 +141,9 @@ struct ModelFile {
       return bytes.withUnsafeBytes { raw in
         [Float](unsafeUninitializedCapacity: data.count / 4) { values, initialized in
           for k in 0..<(data.count / 4) {
-            values[k] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: data.lowerBound + 4 * k, as: UInt32.self)))
+            values[k] = Float(
+              bitPattern: UInt32(
+                littleEndian: raw.loadUnaligned(fromByteOffset: data.lowerBound + 4 * k, as: UInt32.self)))
           }
           initialized = data.count / 4
         }
@@ -143,7 +151,8 @@ struct ModelFile {
     case .float16:
       return bytes.withUnsafeBytes { raw in
         [Float](unsafeUninitializedCapacity: data.count / 2) { values, initialized in
-          Half.floats(fromLittleEndian: raw.baseAddress! + data.lowerBound, count: data.count / 2, into: values.baseAddress!)
+          Half.floats(
+            fromLittleEndian: raw.baseAddress! + data.lowerBound, count: data.count / 2, into: values.baseAddress!)
           initialized = data.count / 2
         }
       }
@@ -157,7 +166,10 @@ struct ModelFile {
     let t = tensors[index]
     guard t.type == .int32, let data = t.data else { return nil }
     return stride(from: data.lowerBound, to: data.upperBound, by: 4).map { i in
-      Int(Int32(bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24))
+      Int(
+        Int32(
+          bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3])
+            << 24))
     }
   }
 }

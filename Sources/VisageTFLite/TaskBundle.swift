@@ -39,7 +39,8 @@ public struct TaskBundle: Sendable {
     }
     guard entry.method == 0 else {
       throw .invalidBundle(
-        "entry '\(name)' is compressed (zip method \(entry.method)); only stored entries are read — repack with `zip -0`")
+        "entry '\(name)' is compressed (zip method \(entry.method)); only stored entries are read — repack with `zip -0`"
+      )
     }
     let data = Array(bytes[entry.offset..<(entry.offset + entry.size)])
     let crc = data.withUnsafeBytes { CRC32.checksum($0) }
@@ -69,7 +70,9 @@ private struct ZipReader {
     var end = bytes.count - 22
     let lowest = max(0, bytes.count - 22 - 0xFFFF)
     while end >= lowest, u32(end) != 0x0605_4B50 { end -= 1 }
-    guard end >= lowest else { throw .invalidBundle("no zip end-of-central-directory record; this is not a zip archive") }
+    guard end >= lowest else {
+      throw .invalidBundle("no zip end-of-central-directory record; this is not a zip archive")
+    }
     let count = u16(end + 10)
     let directorySize = u32(end + 12)
     var at = u32(end + 16)
@@ -78,7 +81,9 @@ private struct ZipReader {
     // The directory ends where its end record begins; a file cut short can still end in an
     // end record (an entry's own bytes may hold one), but not in the right place.
     guard at + directorySize == end else {
-      throw .invalidBundle("the central directory (\(directorySize) bytes at \(at)) does not end at its end record (\(end)); the archive is truncated or not a zip")
+      throw .invalidBundle(
+        "the central directory (\(directorySize) bytes at \(at)) does not end at its end record (\(end)); the archive is truncated or not a zip"
+      )
     }
     var result: [TaskBundle.Entry] = []
     for index in 0..<count {
@@ -95,7 +100,9 @@ private struct ZipReader {
       let name = String(decoding: bytes[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
       guard flags & 1 == 0 else { throw .invalidBundle("entry '\(name)' is encrypted") }
       try require(localHeader, 30, "local header of '\(name)'")
-      guard u32(localHeader) == 0x0403_4B50 else { throw .invalidBundle("local header of '\(name)' has a bad signature") }
+      guard u32(localHeader) == 0x0403_4B50 else {
+        throw .invalidBundle("local header of '\(name)' has a bad signature")
+      }
       let dataStart = localHeader + 30 + u16(localHeader + 26) + u16(localHeader + 28)
       try require(dataStart, compressedSize, "data of '\(name)'")
       result.append(.init(name: name, offset: dataStart, size: compressedSize, method: method, crc: crc))

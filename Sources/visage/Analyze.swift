@@ -25,7 +25,10 @@ struct Analyze: ParsableCommand {
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
 
-  @Option(help: "fast (short-range detector) or accurate (every scale, as detect --range all: small, distant and close-up faces).")
+  @Option(
+    help:
+      "fast (short-range detector) or accurate (every scale, as detect --range all: small, distant and close-up faces)."
+  )
   var performance: FaceAnalyzerOptions.PerformanceMode = .fast
 
   @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
@@ -77,30 +80,40 @@ struct Analyze: ParsableCommand {
       model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
     let analyzer = try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath)) }
     processEach(frames, reporter: reporter) { image, timestamp in
-      runningMode == .image ? try analyzer.analyze(image: image) : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
-    } report: { faces, frame, image in try report(faces, frame: frame, image: image, frames: frames, reporter: reporter) }
+      runningMode == .image
+        ? try analyzer.analyze(image: image)
+        : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
+    } report: { faces, frame, image in
+      try report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
+    }
     try reporter.finish()
   }
 
-  private func report(_ faces: [Face], frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
+  private func report(_ faces: [Face], frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws
+  {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(faces)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    let fields = frameFields(frame, image, timestampMs: runningMode == .video ? try frames.timestamp(frame.index) : nil)
+    let fields =
+      frameFields(frame, image, timestampMs: runningMode == .video ? try frames.timestamp(frame.index) : nil)
       + [("faces", .array(faces.map(JSON.face)))]
     reporter.emit(
       .object(fields),
-      text: "\(frame.label): \(faceCount(faces.count))" + faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined())
+      text: "\(frame.label): \(faceCount(faces.count))"
+        + faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined())
   }
 
   private static func summary(_ face: Face, number: Int) -> String {
     let f = face.frame
     var text = String(
-      format: "\n  face %d: frame x %.0f y %.0f w %.0f h %.0f, angles X %.1f Y %.1f Z %.1f", number, f.minX, f.minY, f.width, f.height,
+      format: "\n  face %d: frame x %.0f y %.0f w %.0f h %.0f, angles X %.1f Y %.1f Z %.1f", number, f.minX, f.minY,
+      f.width, f.height,
       face.headEulerAngleX, face.headEulerAngleY, face.headEulerAngleZ)
-    if let smiling = face.smilingProbability, let left = face.leftEyeOpenProbability, let right = face.rightEyeOpenProbability {
+    if let smiling = face.smilingProbability, let left = face.leftEyeOpenProbability,
+      let right = face.rightEyeOpenProbability
+    {
       text += String(format: ", smiling %.2f, eyes open left %.2f right %.2f", smiling, left, right)
     }
     if let id = face.trackingID { text += ", tracking ID \(id)" }
@@ -121,7 +134,12 @@ extension JSON {
     func point(_ p: CGPoint) -> JSON { .object([("x", .double(Double(p.x))), ("y", .double(Double(p.y)))]) }
     let f = face.frame
     var fields: [(String, JSON)] = [
-      ("frame", .object([("x", .double(f.minX)), ("y", .double(f.minY)), ("width", .double(f.width)), ("height", .double(f.height))])),
+      (
+        "frame",
+        .object([
+          ("x", .double(f.minX)), ("y", .double(f.minY)), ("width", .double(f.width)), ("height", .double(f.height)),
+        ])
+      ),
       ("headEulerAngleX", .float(face.headEulerAngleX)), ("headEulerAngleY", .float(face.headEulerAngleY)),
       ("headEulerAngleZ", .float(face.headEulerAngleZ)),
     ]

@@ -27,7 +27,9 @@ struct Canvas {
     for y in ya..<yb {
       for x in xa..<xb {
         let i = (y * width + x) * 3
-        pixels[i] = color.0; pixels[i + 1] = color.1; pixels[i + 2] = color.2
+        pixels[i] = color.0
+        pixels[i + 1] = color.1
+        pixels[i + 2] = color.2
       }
     }
   }
@@ -53,19 +55,25 @@ struct Canvas {
   /// in-plane rotation); keypoints in one colour per kind (eyes blue, nose red, mouth
   /// yellow, tragions magenta).
   mutating func draw(_ result: FaceDetectorResult) {
-    let colors: [(UInt8, UInt8, UInt8)] = [(0, 128, 255), (0, 128, 255), (255, 0, 0), (255, 220, 0), (255, 0, 255), (255, 0, 255)]
+    let colors: [(UInt8, UInt8, UInt8)] = [
+      (0, 128, 255), (0, 128, 255), (255, 0, 0), (255, 220, 0), (255, 0, 255), (255, 0, 255),
+    ]
     for detection in result.detections {
       let b = detection.boundingBox
       strokeRect(x: Int(b.minX), y: Int(b.minY), width: Int(b.width), height: Int(b.height), color: (0, 255, 0))
       if let degrees = detection.inPlaneRotation(imageWidth: width, imageHeight: height) {
         // The eye line turned a quarter counter-clockwise on screen points to the forehead.
-        let angle = degrees * .pi / 180, reach = Double(min(b.width, b.height)) / 2
+        let angle = degrees * .pi / 180
+        let reach = Double(min(b.width, b.height)) / 2
         line(
-          from: (Double(b.midX), Double(b.midY)), to: (Double(b.midX) + sin(angle) * reach, Double(b.midY) - cos(angle) * reach),
+          from: (Double(b.midX), Double(b.midY)),
+          to: (Double(b.midX) + sin(angle) * reach, Double(b.midY) - cos(angle) * reach),
           thickness: lineWidth, color: (0, 255, 0))
       }
       for (k, keypoint) in (detection.keypoints ?? []).enumerated() {
-        dot(x: keypoint.location.x * Double(width), y: keypoint.location.y * Double(height), color: colors[k % colors.count])
+        dot(
+          x: keypoint.location.x * Double(width), y: keypoint.location.y * Double(height),
+          color: colors[k % colors.count])
       }
     }
   }
@@ -82,10 +90,12 @@ extension Canvas {
     guard max(a.0, b.0) >= -Double(thickness), min(a.0, b.0) < Double(width + thickness),
       max(a.1, b.1) >= -Double(thickness), min(a.1, b.1) < Double(height + thickness)
     else { return }
-    let low = (thickness - 1) / 2, high = thickness / 2
+    let low = (thickness - 1) / 2
+    let high = thickness / 2
     for s in 0...steps {
       let t = Double(s) / Double(steps)
-      let x = Int((a.0 + (b.0 - a.0) * t).rounded()), y = Int((a.1 + (b.1 - a.1) * t).rounded())
+      let x = Int((a.0 + (b.0 - a.0) * t).rounded())
+      let y = Int((a.1 + (b.1 - a.1) * t).rounded())
       fill(x0: x - low, y0: y - low, x1: x + high + 1, y1: y + high + 1, color: color)
     }
   }
@@ -94,8 +104,10 @@ extension Canvas {
   /// gray, then lips and face oval in white, the subject's left eye, eyebrow and iris in
   /// green and the right ones in red. Line widths grow with the image past 512 pixels.
   mutating func draw(_ result: FaceLandmarkerResult) {
-    let thin = max(1, min(width, height) / 512), thick = lineWidth
-    let white: (UInt8, UInt8, UInt8) = (224, 224, 224), green: (UInt8, UInt8, UInt8) = (48, 255, 48)
+    let thin = max(1, min(width, height) / 512)
+    let thick = lineWidth
+    let white: (UInt8, UInt8, UInt8) = (224, 224, 224)
+    let green: (UInt8, UInt8, UInt8) = (48, 255, 48)
     let red: (UInt8, UInt8, UInt8) = (255, 48, 48)
     let layers: [([Connection], Int, (UInt8, UInt8, UInt8))] = [
       (FaceLandmarksConnections.tesselation, thin, (128, 128, 128)),
@@ -121,12 +133,16 @@ extension Canvas {
   mutating func draw(_ faces: [Face]) {
     for face in faces {
       let f = face.frame
-      strokeRect(x: Int(f.minX), y: Int(f.minY), width: Int(f.width.rounded()), height: Int(f.height.rounded()), color: (0, 255, 0))
+      strokeRect(
+        x: Int(f.minX), y: Int(f.minY), width: Int(f.width.rounded()), height: Int(f.height.rounded()),
+        color: (0, 255, 0))
       for contour in face.contours {
         let closed = contour.type == .face || contour.type == .leftEye || contour.type == .rightEye
         let ends = closed ? contour.points + [contour.points[0]] : contour.points
         for (a, b) in zip(ends, ends.dropFirst()) {
-          line(from: (Double(a.x), Double(a.y)), to: (Double(b.x), Double(b.y)), thickness: max(1, lineWidth - 1), color: (0, 220, 255))
+          line(
+            from: (Double(a.x), Double(a.y)), to: (Double(b.x), Double(b.y)), thickness: max(1, lineWidth - 1),
+            color: (0, 220, 255))
         }
         if contour.points.count == 1 { dot(x: contour.points[0].x, y: contour.points[0].y, color: (0, 220, 255)) }
       }

@@ -56,7 +56,9 @@ private func refuseAnythingButAFile(at path: String) throws {
     throw annotationError(path, errno)
   }
   guard status.st_mode & S_IFMT == S_IFREG else {
-    throw CLIError("cannot write the annotated image '\(path)': something other than a regular file is there (a link, folder or device); it is left alone")
+    throw CLIError(
+      "cannot write the annotated image '\(path)': something other than a regular file is there (a link, folder or device); it is left alone"
+    )
   }
 }
 

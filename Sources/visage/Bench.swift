@@ -46,13 +46,18 @@ struct Bench: ParsableCommand {
   @Flag(help: "Also print time per operator type for each model.")
   var profile = false
 
-  @Flag(help: "Also print each operator of each model as it runs (fused ones included): its fastest time over the profiled runs and its shapes.")
+  @Flag(
+    help:
+      "Also print each operator of each model as it runs (fused ones included): its fastest time over the profiled runs and its shapes."
+  )
   var profileNodes = false
 
   func validate() throws {
     // Threads bounded as the tasks bound them: a pool of a million threads is no benchmark.
     try validateThroughLibrary { () throws(VisionTaskError) in try BaseOptions(threadCount: threads).validate() }
-    guard iterations >= 1, warmup >= 0 else { throw ValidationError("--iterations must be at least 1, --warmup at least 0") }
+    guard iterations >= 1, warmup >= 0 else {
+      throw ValidationError("--iterations must be at least 1, --warmup at least 0")
+    }
     for name in only where !Bench.itemNames.contains(name) {
       throw ValidationError("unknown item '\(name)'; known: \(Bench.itemNames.joined(separator: ", "))")
     }
@@ -113,11 +118,15 @@ struct Bench: ParsableCommand {
         ("threads", .int(threads)), ("iterations", .int(stats.count)),
         ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
       ]
-      if let sharing { fields += [("workerShare", .double(sharing.workerShare)), ("workerMoves", .int(sharing.moves))] }
+      if let sharing {
+        fields += [("workerShare", .double(sharing.workerShare)), ("workerMoves", .int(sharing.moves))]
+      }
       print(JSON.object(fields))
     } else {
       let share = sharing.map { String(format: "   workers %3.0f%%, moved %d", 100 * $0.workerShare, $0.moves) } ?? ""
-      print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90) + share)
+      print(
+        name.padding(toLength: 28, withPad: " ", startingAt: 0)
+          + String(format: "%11.3f%11.3f%11.3f", stats.min, stats.median, stats.p90) + share)
     }
   }
 
@@ -137,7 +146,8 @@ struct Bench: ParsableCommand {
     case "landmarker_image", "landmarker_video":
       // One face, blendshapes and transformation matrices on, as MediaPipe is timed.
       var options = FaceLandmarkerOptions(
-        baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true, outputFacialTransformationMatrixes: true)
+        baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true,
+        outputFacialTransformationMatrixes: true)
       if name == "landmarker_image" {
         let landmarker = try FaceLandmarker(options: options)
         return Timing.measure(warmup: warmup, iterations: iterations) { _ = try? landmarker.detect(image: picture) }
@@ -152,7 +162,8 @@ struct Bench: ParsableCommand {
       let cycle = Array(frames.indices) + Array(stride(from: frames.count - 2, to: 0, by: -1))
       var k = 0
       return Timing.measure(warmup: warmup, iterations: iterations) {
-        _ = try? landmarker.detect(videoFrame: frames[cycle[k % cycle.count]], timestampInMilliseconds: Int((Double(k) * 1000 / 30).rounded()))
+        _ = try? landmarker.detect(
+          videoFrame: frames[cycle[k % cycle.count]], timestampInMilliseconds: Int((Double(k) * 1000 / 30).rounded()))
         k += 1
       }
     default:  // detector_image
@@ -174,7 +185,9 @@ struct Bench: ParsableCommand {
     }
     let total = byType.values.reduce(0, +)
     for (op, ms) in byType.sorted(by: { $0.value > $1.value }) {
-      print("  " + op.padding(toLength: 24, withPad: " ", startingAt: 0) + String(format: "%9.3f ms %6.1f%%", ms, 100 * ms / total))
+      print(
+        "  " + op.padding(toLength: 24, withPad: " ", startingAt: 0)
+          + String(format: "%9.3f ms %6.1f%%", ms, 100 * ms / total))
     }
   }
 }

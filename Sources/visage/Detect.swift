@@ -23,7 +23,10 @@ struct Detect: ParsableCommand {
   @Option(help: "A detector .tflite or a .task bundle (default: the bundled short-range detector).")
   var model: String?
 
-  @Option(help: "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, and the full range on tiles: every face from ~20 px up; slower).")
+  @Option(
+    help:
+      "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, and the full range on tiles: every face from ~20 px up; slower)."
+  )
   var range: DetectorRange = .short
 
   @Flag(help: "Also search the image turned by 90°, 180° and 270° (sideways and upside-down faces; ~4× the time).")
@@ -65,13 +68,21 @@ struct Detect: ParsableCommand {
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     let (modelPath, fullRangePath) = (try model ?? range.bundledPath(), try range.allScalesFullRangePath())
-    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") { handler in
-      try makeTask { try FaceDetector(options: options(modelPath: modelPath, fullRangePath: fullRangePath, liveStreamHandler: handler)) }
-    } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
+    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") {
+      handler in
+      try makeTask {
+        try FaceDetector(
+          options: options(modelPath: modelPath, fullRangePath: fullRangePath, liveStreamHandler: handler))
+      }
+    } report: { result, frame, image in
+      try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
+    }
     try reporter.finish()
   }
 
-  private func report(_ result: FaceDetectorResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
+  private func report(
+    _ result: FaceDetectorResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter
+  ) throws {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
@@ -80,11 +91,14 @@ struct Detect: ParsableCommand {
     let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
     reporter.emit(
       .object(fields + [("detections", .array(result.detections.map { JSON.detection($0, image: image) }))]),
-      text: "\(frame.label): \(faceCount(result.detections.count))" + result.detections.enumerated().map { i, d in
-        let b = d.boundingBox
-        let turn = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height) ?? 0
-        return String(format: "\n  face %d: score %.3f, box x %d y %d w %d h %d, rotation %.0f°", i + 1, d.categories[0].score, Int(b.minX), Int(b.minY), Int(b.width), Int(b.height), turn)
-      }.joined())
+      text: "\(frame.label): \(faceCount(result.detections.count))"
+        + result.detections.enumerated().map { i, d in
+          let b = d.boundingBox
+          let turn = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height) ?? 0
+          return String(
+            format: "\n  face %d: score %.3f, box x %d y %d w %d h %d, rotation %.0f°", i + 1, d.categories[0].score,
+            Int(b.minX), Int(b.minY), Int(b.width), Int(b.height), turn)
+        }.joined())
   }
 }
 
@@ -97,7 +111,8 @@ func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")"
 func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(String, JSON)] {
   var fields: [(String, JSON)] = [
     ("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height)),
-    ("orientation", .string(frame.orientation.rawValue)), ("exifOrientation", frame.exifOrientation.map { .int($0.exifValue) } ?? .null),
+    ("orientation", .string(frame.orientation.rawValue)),
+    ("exifOrientation", frame.exifOrientation.map { .int($0.exifValue) } ?? .null),
   ]
   if let timestampMs { fields.append(("timestampMs", .int(timestampMs))) }
   return fields
@@ -140,13 +155,33 @@ extension JSON {
     let b = d.boundingBox
     let rotation = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height).map { JSON.float(Float($0)) }
     return .object([
-      ("boundingBox", .object([("originX", .int(Int(b.minX))), ("originY", .int(Int(b.minY))), ("width", .int(Int(b.width))), ("height", .int(Int(b.height)))])),
-      ("categories", .array(d.categories.map { c in
-        .object([("index", .int(c.index)), ("score", .float(c.score)), ("categoryName", c.categoryName.map(JSON.string) ?? .null)])
-      })),
-      ("keypoints", .array((d.keypoints ?? []).map { k in
-        .object([("x", .float(Float(k.location.x))), ("y", .float(Float(k.location.y))), ("label", k.label.map(JSON.string) ?? .null)])
-      })),
+      (
+        "boundingBox",
+        .object([
+          ("originX", .int(Int(b.minX))), ("originY", .int(Int(b.minY))), ("width", .int(Int(b.width))),
+          ("height", .int(Int(b.height))),
+        ])
+      ),
+      (
+        "categories",
+        .array(
+          d.categories.map { c in
+            .object([
+              ("index", .int(c.index)), ("score", .float(c.score)),
+              ("categoryName", c.categoryName.map(JSON.string) ?? .null),
+            ])
+          })
+      ),
+      (
+        "keypoints",
+        .array(
+          (d.keypoints ?? []).map { k in
+            .object([
+              ("x", .float(Float(k.location.x))), ("y", .float(Float(k.location.y))),
+              ("label", k.label.map(JSON.string) ?? .null),
+            ])
+          })
+      ),
       ("rotation", rotation ?? .null),
     ])
   }

@@ -3,16 +3,25 @@ import ArgumentParser
 /// The options `detect`, `landmark` and `analyze` share: where the frames come from, the
 /// frame rate, threads, and how results are written.
 struct FrameOptions: ParsableArguments {
-  @Argument(help: "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames.")
+  @Argument(
+    help:
+      "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames."
+  )
   var images: [String] = []
 
   @Option(help: "Read image paths one per line from this file, or - for standard input.")
   var pathsFrom: String?
 
-  @Option(help: ArgumentHelp("files (image paths, or one YUV4MPEG2 stream) or jsonl (encoded images as JSON Lines from one file or -, each {\"source\": name, \"data\": base64 PNG or JPEG}).", valueName: "format"))
+  @Option(
+    help: ArgumentHelp(
+      "files (image paths, or one YUV4MPEG2 stream) or jsonl (encoded images as JSON Lines from one file or -, each {\"source\": name, \"data\": base64 PNG or JPEG}).",
+      valueName: "format"))
   var inputFormat: InputFormat = .files
 
-  @Option(help: "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30).")
+  @Option(
+    help:
+      "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30)."
+  )
   var fps: Double?
 
   @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
@@ -24,7 +33,10 @@ struct FrameOptions: ParsableArguments {
   @Option(help: "Write a PNG with the results drawn (a folder when several inputs).")
   var annotate: String?
 
-  @Flag(help: "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them).")
+  @Flag(
+    help:
+      "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them)."
+  )
   var ignoreExif = false
 
   /// `--threads` is checked by each command with the rest of its task's options

@@ -27,7 +27,9 @@ enum FrameRate {
   static func timestamp(_ index: Int, fps: Double) throws(CLIError) -> Int {
     let milliseconds = (Double(index) * 1000 / fps).rounded()
     // The bound is below 2^53, so it converts to Double exactly and the comparison is exact.
-    guard milliseconds.isFinite, milliseconds >= 0, milliseconds <= Double(RunningMode.timestampRangeInMilliseconds.upperBound) else {
+    guard milliseconds.isFinite, milliseconds >= 0,
+      milliseconds <= Double(RunningMode.timestampRangeInMilliseconds.upperBound)
+    else {
       throw CLIError(
         "frame \(index)'s timestamp at \(fps) frames per second would exceed the largest the tasks accept, "
           + "\(RunningMode.timestampRangeInMilliseconds.upperBound) ms")

@@ -27,7 +27,8 @@ struct Frame {
   var label: String {
     guard let exif = exifOrientation, exif != .up else { return source }
     return orientation == .up
-      ? "\(source) (Exif orientation \(exif.exifValue) ignored)" : "\(source) (turned upright: Exif orientation \(exif.exifValue))"
+      ? "\(source) (Exif orientation \(exif.exifValue) ignored)"
+      : "\(source) (turned upright: Exif orientation \(exif.exifValue))"
   }
 
   /// An encoded file's frame: `decoded` turned upright.
@@ -80,18 +81,29 @@ final class InputFrames {
       source = .records(try LineReader(path: arguments[0]), name: arguments[0] == "-" ? "stdin" : arguments[0])
       count = nil
     } else if let pathsFrom {
-      guard arguments.isEmpty else { throw ValidationError("give image paths either as arguments or with --paths-from, not both") }
+      guard arguments.isEmpty else {
+        throw ValidationError("give image paths either as arguments or with --paths-from, not both")
+      }
       let paths = try Self.pathReader(pathsFrom)
       // An empty list is no input, a usage error as when no path is given at all; so the
       // first path is read ahead, before anything is reported.
       guard let first = paths() else { throw ValidationError("no input: the path list '\(pathsFrom)' holds no path") }
       var ahead: String? = first
-      source = .lines { if let path = ahead { ahead = nil; return path } else { return paths() } }
+      source = .lines {
+        if let path = ahead {
+          ahead = nil
+          return path
+        } else {
+          return paths()
+        }
+      }
       count = nil
     } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
-      var reader = Result { try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0]) }
+      var reader = Result {
+        try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0])
+      }
       var streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
       if let rate = streamRate, let problem = FrameRate.problem(rate) {
         if timestamped { reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it")) }
@@ -102,11 +114,16 @@ final class InputFrames {
       self.fps = fps ?? streamRate ?? 30
       return
     } else {
-      guard !arguments.isEmpty else { throw ValidationError("no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from") }
+      guard !arguments.isEmpty else {
+        throw ValidationError(
+          "no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from")
+      }
       if arguments.contains(where: { $0 == "-" || $0.lowercased().hasSuffix(".y4m") }) {
         throw ValidationError("a YUV4MPEG2 stream (.y4m or -) must be the only input")
       }
-      if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) { throw ValidationError("--fps: \(problem)") }
+      if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) {
+        throw ValidationError("--fps: \(problem)")
+      }
       source = .paths(arguments)
       count = arguments.count
     }
@@ -163,7 +180,9 @@ final class InputFrames {
 
   /// The frame of the image file at `path`.
   private func fileFrame(_ index: Int, path: String) -> Frame {
-    Frame(index: index, source: path, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: imposedOrientation) })
+    Frame(
+      index: index, source: path,
+      decoded: Result { try DecodedImage(contentsOfFile: path, orientation: imposedOrientation) })
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
@@ -218,7 +237,10 @@ final class Reporter {
     clearProgress()
     let message = "\(error)"
     FileHandle.standardError.write(Data("visage: \(source): \(message)\n".utf8))
-    print(format == .json ? JSON.object([("source", .string(source)), ("error", .string(message))]).description : "\(source): error: \(message)")
+    print(
+      format == .json
+        ? JSON.object([("source", .string(source)), ("error", .string(message))]).description
+        : "\(source): error: \(message)")
     StandardOutput.flush()
     step()
   }

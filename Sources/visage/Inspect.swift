@@ -41,18 +41,24 @@ struct Inspect: ParsableCommand {
       total + node.op.multiplyAdds(node.inputs.map { interpreter.shapes[$0]! })
     }
     func tensors(_ ids: [Int]) -> [JSON] {
-      ids.map { .object([("name", .string(graph.tensors[$0].name)), ("shape", .array(interpreter.shapes[$0]!.dimensions.map(JSON.int)))]) }
+      ids.map {
+        .object([
+          ("name", .string(graph.tensors[$0].name)),
+          ("shape", .array(interpreter.shapes[$0]!.dimensions.map(JSON.int))),
+        ])
+      }
     }
     let ops = loaded.operatorCounts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
     let types = loaded.tensorTypeCounts.sorted { $0.key < $1.key }
     if format == .json {
-      print(JSON.object([
-        ("model", .string(model)), ("description", .string(loaded.modelDescription)),
-        ("inputs", .array(tensors(graph.inputs))), ("outputs", .array(tensors(graph.outputs))),
-        ("operators", .object(ops.map { ($0.key, .int($0.value)) })),
-        ("tensors", .object(types.map { ($0.key, .int($0.value)) })),
-        ("weightBytes", .int(loaded.weightBytes)), ("multiplyAdds", .int(macs)),
-      ]))
+      print(
+        JSON.object([
+          ("model", .string(model)), ("description", .string(loaded.modelDescription)),
+          ("inputs", .array(tensors(graph.inputs))), ("outputs", .array(tensors(graph.outputs))),
+          ("operators", .object(ops.map { ($0.key, .int($0.value)) })),
+          ("tensors", .object(types.map { ($0.key, .int($0.value)) })),
+          ("weightBytes", .int(loaded.weightBytes)), ("multiplyAdds", .int(macs)),
+        ]))
       return
     }
     print("model: \(model)")
@@ -61,8 +67,11 @@ struct Inspect: ParsableCommand {
       print("\(title):")
       for id in ids { print("  \(graph.tensors[id].name)  \(interpreter.shapes[id]!)") }
     }
-    print("operators (\(ops.reduce(0) { $0 + $1.value })): " + ops.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
-    print("tensors (\(types.reduce(0) { $0 + $1.value })): " + types.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    print(
+      "operators (\(ops.reduce(0) { $0 + $1.value })): " + ops.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    print(
+      "tensors (\(types.reduce(0) { $0 + $1.value })): " + types.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    )
     print("weights: \(loaded.weightBytes) bytes")
     print(String(format: "multiply-adds: %.1f M", Double(macs) / 1e6))
   }

@@ -4,7 +4,8 @@ import Visage
 
 struct Landmark: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "478 face landmarks per face, with blendshapes and transformation matrices (MediaPipe's Face Landmarker).",
+    abstract:
+      "478 face landmarks per face, with blendshapes and transformation matrices (MediaPipe's Face Landmarker).",
     discussion: """
       One JSON object per image or frame with --output json (JSON Lines, in input order). \
       In video and live-stream mode the inputs are the frames of one stream, and faces are \
@@ -24,7 +25,10 @@ struct Landmark: ParsableCommand {
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
 
-  @Option(help: "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, and the full range on tiles; slower).")
+  @Option(
+    help:
+      "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, and the full range on tiles; slower)."
+  )
   var detectorRange: DetectorRange = .short
 
   @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
@@ -48,7 +52,10 @@ struct Landmark: ParsableCommand {
   @Flag(help: "Add each face's 4×4 facial transformation matrix (row-major).")
   var transformationMatrices = false
 
-  @Option(help: "Landmark smoothing in video: every-face (each tracked face its own filter) or mediapipe (only when --num-faces is 1, as MediaPipe does).")
+  @Option(
+    help:
+      "Landmark smoothing in video: every-face (each tracked face its own filter) or mediapipe (only when --num-faces is 1, as MediaPipe does)."
+  )
   var smoothing: SmoothingChoice = .everyFace
 
   @Option(help: "image, video or live-stream.")
@@ -56,7 +63,9 @@ struct Landmark: ParsableCommand {
 
   func validate() throws {
     try validateThroughLibrary { () throws(VisionTaskError) in
-      try options(bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()).validate()
+      try options(
+        bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()
+      ).validate()
     }
   }
 
@@ -88,16 +97,22 @@ struct Landmark: ParsableCommand {
     let bundle = try model ?? BundledWeights.taskBundle()
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
-    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") { handler in
+    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") {
+      handler in
       try makeTask {
         try FaceLandmarker(
-          options: options(bundle: bundle, detectorPath: detectorPath, fullRangePath: fullRangePath, liveStreamHandler: handler))
+          options: options(
+            bundle: bundle, detectorPath: detectorPath, fullRangePath: fullRangePath, liveStreamHandler: handler))
       }
-    } report: { result, frame, image in try report(result, frame: frame, image: image, frames: frames, reporter: reporter) }
+    } report: { result, frame, image in
+      try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
+    }
     try reporter.finish()
   }
 
-  private func report(_ result: FaceLandmarkerResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter) throws {
+  private func report(
+    _ result: FaceLandmarkerResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter
+  ) throws {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
@@ -107,9 +122,14 @@ struct Landmark: ParsableCommand {
     fields.append(("faceLandmarks", .array(result.faceLandmarks.map { .array($0.map(JSON.landmark)) })))
     if blendshapes { fields.append(("faceBlendshapes", .array(result.faceBlendshapes.map(JSON.blendshapes)))) }
     if transformationMatrices {
-      fields.append(("facialTransformationMatrixes", .array(result.facialTransformationMatrixes.map { m in
-        .array(m.rows.map { .array($0.map(JSON.float)) })
-      })))
+      fields.append(
+        (
+          "facialTransformationMatrixes",
+          .array(
+            result.facialTransformationMatrixes.map { m in
+              .array(m.rows.map { .array($0.map(JSON.float)) })
+            })
+        ))
     }
     reporter.emit(.object(fields), text: "\(frame.label): " + summary(result))
   }
@@ -118,11 +138,15 @@ struct Landmark: ParsableCommand {
   private func summary(_ result: FaceLandmarkerResult) -> String {
     var text = faceCount(result.faceLandmarks.count)
     for (i, face) in result.faceLandmarks.enumerated() {
-      let xs = face.map(\.x), ys = face.map(\.y)
-      text += String(format: "\n  face %d: landmarks x %.3f...%.3f y %.3f...%.3f", i + 1, xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0, ys.max() ?? 0)
+      let xs = face.map(\.x)
+      let ys = face.map(\.y)
+      text += String(
+        format: "\n  face %d: landmarks x %.3f...%.3f y %.3f...%.3f", i + 1, xs.min() ?? 0, xs.max() ?? 0,
+        ys.min() ?? 0, ys.max() ?? 0)
       if i < result.faceBlendshapes.count {
         let top = result.faceBlendshapes[i].categories.filter { $0.index != 0 }.sorted { $0.score > $1.score }.prefix(3)
-        text += ", " + top.map { "\($0.categoryName ?? "?") " + String(format: "%.2f", $0.score) }.joined(separator: ", ")
+        text +=
+          ", " + top.map { "\($0.categoryName ?? "?") " + String(format: "%.2f", $0.score) }.joined(separator: ", ")
       }
     }
     return text
@@ -145,6 +169,12 @@ extension JSON {
 
   /// One face's blendshape categories: index, name, score.
   static func blendshapes(_ c: Classifications) -> JSON {
-    .array(c.categories.map { .object([("index", .int($0.index)), ("categoryName", $0.categoryName.map(JSON.string) ?? .null), ("score", .float($0.score))]) })
+    .array(
+      c.categories.map {
+        .object([
+          ("index", .int($0.index)), ("categoryName", $0.categoryName.map(JSON.string) ?? .null),
+          ("score", .float($0.score)),
+        ])
+      })
   }
 }

@@ -34,7 +34,8 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
     self.report = report
     dropped = { frame, image, timestampMs in
       reporter.emit(
-        .object(frameFields(frame, image, timestampMs: timestampMs) + [("dropped", .bool(true)), (resultsKey, .array([]))]),
+        .object(
+          frameFields(frame, image, timestampMs: timestampMs) + [("dropped", .bool(true)), (resultsKey, .array([]))]),
         text: "\(frame.source): dropped (the \(taskName) was busy)")
     }
   }
@@ -50,7 +51,9 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
         continue
       }
       let wait = start + .milliseconds(t) - .now
-      if wait > .zero { Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18) }
+      if wait > .zero {
+        Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18)
+      }
       lock.withLock { pending.append(Pending(frame: frame, timestampMs: t)) }
       // A frame that fails here is reported in its turn, once the frames before it are.
       do { try submit(frame.image.get(), t) } catch { lock.withLock { pending[pending.count - 1].error = error } }

@@ -61,10 +61,11 @@ struct Run: ParsableCommand {
       guard FileManager.default.createFile(atPath: file, contents: Data(output.npy)) else {
         throw SetupError("cannot write \(file)")
       }
-      described.append(.object([
-        ("name", .string(loaded.outputNames[k])), ("shape", .array(output.shape.dimensions.map(JSON.int))),
-        ("file", .string(file)),
-      ]))
+      described.append(
+        .object([
+          ("name", .string(loaded.outputNames[k])), ("shape", .array(output.shape.dimensions.map(JSON.int))),
+          ("file", .string(file)),
+        ]))
     }
     print(JSON.object([("model", .string(model)), ("outputs", .array(described))]))
   }

@@ -26,14 +26,21 @@ func runTask<Task: FrameTask>(
   case .image, .video:
     let task = try make(nil)
     processEach(frames, reporter: reporter) { image, timestamp in
-      mode == .image ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
-    } report: { result, frame, image in try report(result, frame, image) }
+      mode == .image
+        ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+    } report: { result, frame, image in
+      try report(result, frame, image)
+    }
   case .liveStream:
-    let live = LiveStreamOutput<Task.Result>(frames: frames, reporter: reporter, resultsKey: resultsKey, taskName: taskName) {
+    let live = LiveStreamOutput<Task.Result>(
+      frames: frames, reporter: reporter, resultsKey: resultsKey, taskName: taskName
+    ) {
       frame, image, result in try report(result, frame, image)
     }
     let task = try make { live.deliver($0, timestampMs: $1, error: $2) }
-    live.run(frames, submit: { try task.detectAsync(image: $0, timestampInMilliseconds: $1) }, waitUntilIdle: task.waitUntilIdle)
+    live.run(
+      frames, submit: { try task.detectAsync(image: $0, timestampInMilliseconds: $1) },
+      waitUntilIdle: task.waitUntilIdle)
   }
 }
 

@@ -11,7 +11,8 @@ struct CLIRun {
   /// The JSON Lines on stdout, parsed.
   func jsonLines() throws -> [[String: Any]] {
     try stdout.split(separator: "\n").map { line in
-      try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+      try #require(
+        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
     }
   }
 }
@@ -41,7 +42,9 @@ enum CLI {
   }
 
   /// Runs a program with `environment` added to this process's own.
-  private static func launch(_ program: String, _ arguments: [String], stdin: Data, environment: [String: String] = [:]) throws -> CLIRun {
+  private static func launch(_ program: String, _ arguments: [String], stdin: Data, environment: [String: String] = [:])
+    throws -> CLIRun
+  {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: program)
     process.arguments = arguments
@@ -53,7 +56,10 @@ enum CLI {
     process.standardError = error
     try process.run()
     // Feed stdin and drain both outputs concurrently so that no pipe fills up and blocks.
-    let writer = Thread { input.fileHandleForWriting.write(stdin); try? input.fileHandleForWriting.close() }
+    let writer = Thread {
+      input.fileHandleForWriting.write(stdin)
+      try? input.fileHandleForWriting.close()
+    }
     writer.start()
     let errorData = LockedData()
     let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
@@ -61,7 +67,9 @@ enum CLI {
     let out = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     while !errorData.isSet { Thread.sleep(forTimeInterval: 0.001) }
-    return CLIRun(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: errorData.value, as: UTF8.self))
+    return CLIRun(
+      status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+      stderr: String(decoding: errorData.value, as: UTF8.self))
   }
 }
 

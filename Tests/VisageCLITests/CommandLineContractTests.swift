@@ -41,7 +41,8 @@ import VisageTestSupport
     // In a folder that does not exist yet, as in the README's first command.
     let annotation = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString)/out/astronaut.png"
     let run = try CLI.run([
-      "landmark", Self.astronaut, "--blendshapes", "--transformation-matrices", "--output", "json", "--annotate", annotation,
+      "landmark", Self.astronaut, "--blendshapes", "--transformation-matrices", "--output", "json", "--annotate",
+      annotation,
     ])
     #expect(run.status == 0, "\(run.stderr)")
     let line = try #require(try run.jsonLines().first)
@@ -62,22 +63,32 @@ import VisageTestSupport
   /// `analyze` with every flag: the contract's fields, ML Kit's ten landmarks and fifteen
   /// contours with their point counts, probabilities in 0...1 and a tracking ID.
   @Test func analyzeWritesTheContractsFields() throws {
-    let run = try CLI.run(["analyze", Self.astronaut, "--landmarks", "--contours", "--classification", "--tracking", "--output", "json"])
+    let run = try CLI.run([
+      "analyze", Self.astronaut, "--landmarks", "--contours", "--classification", "--tracking", "--output", "json",
+    ])
     #expect(run.status == 0, "\(run.stderr)")
     let line = try #require(try run.jsonLines().first)
     let face = try #require((line["faces"] as? [[String: Any]])?.first)
     let frame = try #require(face["frame"] as? [String: Double])
     #expect(Set(frame.keys) == ["x", "y", "width", "height"])
     #expect(abs(frame["x"]! - 177) < 15 && abs(frame["y"]! - 82) < 15)
-    for key in ["headEulerAngleX", "headEulerAngleY", "headEulerAngleZ"] { #expect(abs(face[key] as? Double ?? 999) < 30) }
+    for key in ["headEulerAngleX", "headEulerAngleY", "headEulerAngleZ"] {
+      #expect(abs(face[key] as? Double ?? 999) < 30)
+    }
     let landmarks = try #require(face["landmarks"] as? [String: [String: Double]])
-    #expect(Set(landmarks.keys) == ["leftEye", "rightEye", "leftEar", "rightEar", "leftCheek", "rightCheek", "noseBase", "mouthLeft", "mouthRight", "mouthBottom"])
+    #expect(
+      Set(landmarks.keys) == [
+        "leftEye", "rightEye", "leftEar", "rightEar", "leftCheek", "rightCheek", "noseBase", "mouthLeft", "mouthRight",
+        "mouthBottom",
+      ])
     // Left and right are the subject's: her left eye is on the image's right.
     #expect(landmarks["leftEye"]!["x"]! > landmarks["rightEye"]!["x"]!)
     let contours = try #require(face["contours"] as? [String: [[String: Double]]])
     let counts: [String: Int] = [
-      "face": 36, "leftEyebrowTop": 5, "leftEyebrowBottom": 5, "rightEyebrowTop": 5, "rightEyebrowBottom": 5, "leftEye": 16, "rightEye": 16,
-      "upperLipTop": 11, "upperLipBottom": 9, "lowerLipTop": 9, "lowerLipBottom": 9, "noseBridge": 2, "noseBottom": 3, "leftCheek": 1, "rightCheek": 1,
+      "face": 36, "leftEyebrowTop": 5, "leftEyebrowBottom": 5, "rightEyebrowTop": 5, "rightEyebrowBottom": 5,
+      "leftEye": 16, "rightEye": 16,
+      "upperLipTop": 11, "upperLipBottom": 9, "lowerLipTop": 9, "lowerLipBottom": 9, "noseBridge": 2, "noseBottom": 3,
+      "leftCheek": 1, "rightCheek": 1,
     ]
     #expect(contours.mapValues(\.count) == counts)
     #expect((face["smilingProbability"] as? Double ?? 0) > 0.9)
@@ -92,7 +103,8 @@ import VisageTestSupport
   /// `--threads` changes the speed, never the numbers.
   @Test func threadsGiveTheSameResults() throws {
     let arguments = ["landmark", Self.astronaut, "--blendshapes", "--transformation-matrices", "--output", "json"]
-    let one = try CLI.run(arguments), two = try CLI.run(arguments + ["--threads", "2"])
+    let one = try CLI.run(arguments)
+    let two = try CLI.run(arguments + ["--threads", "2"])
     #expect(one.status == 0 && two.status == 0 && !one.stdout.isEmpty)
     #expect(one.stdout == two.stdout)
   }
@@ -156,7 +168,8 @@ import VisageTestSupport
   @Test func benchInputsAreCopiesOfTheFixtures() throws {
     let root = Fixtures.repositoryRoot
     var pairs = [("Weights/bench/astronaut.png", "Tests/Fixtures/images/astronaut.png")]
-    let pan = try FileManager.default.contentsOfDirectory(atPath: root + "/Tests/Fixtures/landmarker/frames/pan").sorted()
+    let pan = try FileManager.default.contentsOfDirectory(atPath: root + "/Tests/Fixtures/landmarker/frames/pan")
+      .sorted()
     #expect(try FileManager.default.contentsOfDirectory(atPath: root + "/Weights/bench/pan").sorted() == pan)
     pairs += pan.map { ("Weights/bench/pan/" + $0, "Tests/Fixtures/landmarker/frames/pan/" + $0) }
     for (copy, fixture) in pairs {
@@ -166,7 +179,8 @@ import VisageTestSupport
 
   @Test(arguments: [
     ["landmark", "--num-faces", "0", astronaut], ["landmark", "--fps", "-1", astronaut],
-    ["landmark", "--min-face-presence-confidence", "1.5", astronaut], ["detect", "--running-mode", "sideways", astronaut],
+    ["landmark", "--min-face-presence-confidence", "1.5", astronaut],
+    ["detect", "--running-mode", "sideways", astronaut],
     ["landmark", astronaut, "--paths-from", "-"], ["landmark"], ["detect", astronaut, "-"],
     ["analyze", "--min-face-size", "2", astronaut], ["analyze", "--performance", "slow", astronaut],
     ["analyze", "--running-mode", "live-stream", astronaut], ["landmark", "--threads", "0", astronaut],
@@ -176,7 +190,8 @@ import VisageTestSupport
     #expect(run.stdout.isEmpty && !run.stderr.isEmpty)
   }
 
-  @Test(arguments: ["detect", "landmark", "analyze", "run", "inspect", "bench"]) func everySubcommandHasHelpWithExamples(command: String) throws {
+  @Test(arguments: ["detect", "landmark", "analyze", "run", "inspect", "bench"])
+  func everySubcommandHasHelpWithExamples(command: String) throws {
     let run = try CLI.run([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.contains("xample"), "\(command) --help has no examples")
@@ -200,7 +215,10 @@ import VisageTestSupport
   /// interpreter runs it: for the blendshapes model, its eight fused ROW_MIXING nodes.
   @Test func benchProfilesOperatorTypesAndNodes() throws {
     let run = try CLI.run(
-      ["bench", "--only", "face_blendshapes", "--iterations", "2", "--warmup", "1", "--output", "json", "--profile", "--profile-nodes"])
+      [
+        "bench", "--only", "face_blendshapes", "--iterations", "2", "--warmup", "1", "--output", "json", "--profile",
+        "--profile-nodes",
+      ])
     #expect(run.status == 0, "\(run.stderr)")
     let lines = run.stdout.split(separator: "\n").map(String.init)
     #expect(lines.contains { $0.hasPrefix("  CONV_2D ") && $0.hasSuffix("%") })
@@ -213,7 +231,8 @@ import VisageTestSupport
   /// sit behind xargs, GNU parallel or Spark's RDD.pipe.
   @Test func pathsFromStandardInput() throws {
     let paths = Self.pan.prefix(3)
-    let run = try CLI.run(["landmark", "--paths-from", "-", "--output", "json"], stdin: Data((paths.joined(separator: "\n\n") + "\n").utf8))
+    let run = try CLI.run(
+      ["landmark", "--paths-from", "-", "--output", "json"], stdin: Data((paths.joined(separator: "\n\n") + "\n").utf8))
     #expect(run.status == 0)
     #expect(try run.jsonLines().map { $0["source"] as? String } == paths.map { $0 })
   }
@@ -222,7 +241,8 @@ import VisageTestSupport
   /// frame, timestamps from the stream's frame rate, the face followed through.
   @Test func yuv4mpegOnStandardInputIsAVideo() throws {
     let frames = try Self.pan.map { try VisionImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
-    let run = try CLI.run(["landmark", "--running-mode", "video", "-", "--output", "json"], stdin: Data(Self.y4m(frames, rate: "10:1")))
+    let run = try CLI.run(
+      ["landmark", "--running-mode", "video", "-", "--output", "json"], stdin: Data(Self.y4m(frames, rate: "10:1")))
     #expect(run.status == 0, "\(run.stderr)")
     let lines = try run.jsonLines()
     #expect(lines.map { $0["source"] as? String } == (0..<6).map { "stdin#\($0)" })
@@ -265,7 +285,9 @@ import VisageTestSupport
     let (w, h) = (frames[0].width, frames[0].height)
     var bytes = Array("YUV4MPEG2 W\(w) H\(h) F\(rate) Ip A1:1 C444\n".utf8)
     for frame in frames {
-      var y = [UInt8](), cb = [UInt8](), cr = [UInt8]()
+      var y = [UInt8]()
+      var cb = [UInt8]()
+      var cr = [UInt8]()
       for p in stride(from: 0, to: frame.pixels.count, by: 3) {
         let (r, g, b) = (Double(frame.pixels[p]), Double(frame.pixels[p + 1]), Double(frame.pixels[p + 2]))
         let luma = 0.299 * r + 0.587 * g + 0.114 * b

@@ -33,10 +33,15 @@ import VisageTestSupport
     #expect(line["orientation"] as? String == name && line["exifOrientation"] as? Int == tag)
     #expect(line["width"] as? Int == 192 && line["height"] as? Int == 256)
     let (a, b) = (try Self.box(reference), try Self.box(line))
-    for key in ["originX", "originY", "width", "height"] { #expect(abs(a[key]! - b[key]!) <= 2, "\(key): \(a) vs \(b)") }
-    let keypoints = { (l: [String: Any]) in ((l["detections"] as? [[String: Any]])?.first?["keypoints"] as? [[String: Any]]) ?? [] }
+    for key in ["originX", "originY", "width", "height"] {
+      #expect(abs(a[key]! - b[key]!) <= 2, "\(key): \(a) vs \(b)")
+    }
+    let keypoints = { (l: [String: Any]) in
+      ((l["detections"] as? [[String: Any]])?.first?["keypoints"] as? [[String: Any]]) ?? []
+    }
     for (p, q) in zip(keypoints(reference), keypoints(line)) {
-      #expect(abs((p["x"] as! Double) - (q["x"] as! Double)) < 0.01 && abs((p["y"] as! Double) - (q["y"] as! Double)) < 0.01)
+      #expect(
+        abs((p["x"] as! Double) - (q["x"] as! Double)) < 0.01 && abs((p["y"] as! Double) - (q["y"] as! Double)) < 0.01)
     }
   }
 
@@ -49,15 +54,23 @@ import VisageTestSupport
     #expect(line["orientation"] as? String == "up" && line["exifOrientation"] as? Int == 6)
     #expect(line["width"] as? Int == 256 && line["height"] as? Int == 192)
     let stored = try Self.box(line)
-    let (u, v) = (Double(upright["originX"]!) + Double(upright["width"]!) / 2, Double(upright["originY"]!) + Double(upright["height"]!) / 2)
-    let (x, y) = (Double(stored["originX"]!) + Double(stored["width"]!) / 2, Double(stored["originY"]!) + Double(stored["height"]!) / 2)
+    let (u, v) = (
+      Double(upright["originX"]!) + Double(upright["width"]!) / 2,
+      Double(upright["originY"]!) + Double(upright["height"]!) / 2
+    )
+    let (x, y) = (
+      Double(stored["originX"]!) + Double(stored["width"]!) / 2,
+      Double(stored["originY"]!) + Double(stored["height"]!) / 2
+    )
     #expect(abs(x - v) < 8 && abs(y - (192 - u)) < 8, "stored centre (\(x), \(y)), upright (\(u), \(v))")
   }
 
   /// The text summary says when a file was turned, or its tag ignored.
   @Test func textSaysWhatWasApplied() throws {
     let turned = try CLI.run(["detect", Self.path("jpeg_6.jpg"), "--output", "text"])
-    #expect(turned.stdout.hasPrefix(Self.path("jpeg_6.jpg") + " (turned upright: Exif orientation 6): 1 face"), "\(turned.stdout)")
+    #expect(
+      turned.stdout.hasPrefix(Self.path("jpeg_6.jpg") + " (turned upright: Exif orientation 6): 1 face"),
+      "\(turned.stdout)")
     let ignored = try CLI.run(["analyze", Self.path("jpeg_6.jpg"), "--output", "text", "--ignore-exif"])
     #expect(ignored.stdout.hasPrefix(Self.path("jpeg_6.jpg") + " (Exif orientation 6 ignored): "), "\(ignored.stdout)")
     let plain = try CLI.run(["landmark", Self.path("jpeg_1.jpg"), "--output", "text"])
@@ -66,11 +79,16 @@ import VisageTestSupport
 
   /// Malformed Exif is ignored without a fuss: the stored pixels, no tag, exit status 0.
   @Test func malformedExifIsIgnored() throws {
-    let names = ["bad_truncated_ifd.jpg", "bad_offset_past_end.jpg", "bad_huge_entry_count.jpg", "bad_ifd_loop.jpg", "bad_wrong_type_long.jpg", "bad_crc.png"]
+    let names = [
+      "bad_truncated_ifd.jpg", "bad_offset_past_end.jpg", "bad_huge_entry_count.jpg", "bad_ifd_loop.jpg",
+      "bad_wrong_type_long.jpg", "bad_crc.png",
+    ]
     let run = try CLI.run(["detect", "--output", "json"] + names.map(Self.path))
     #expect(run.status == 0, "\(run.stderr)")
     for line in try run.jsonLines() {
-      #expect(line["orientation"] as? String == "up" && line["exifOrientation"] is NSNull && line["width"] as? Int == 48, "\(line)")
+      #expect(
+        line["orientation"] as? String == "up" && line["exifOrientation"] is NSNull && line["width"] as? Int == 48,
+        "\(line)")
     }
   }
 
@@ -80,15 +98,23 @@ import VisageTestSupport
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let reference = try Self.onlyLine(["landmark", Self.path("jpeg_1.jpg")])
     let line = try Self.onlyLine(["landmark", Self.path("jpeg_6.jpg"), "--annotate", folder + "/mesh.png"])
-    let (a, b) = (try #require((reference["faceLandmarks"] as? [[[String: Double]]])?.first), try #require((line["faceLandmarks"] as? [[[String: Double]]])?.first))
+    let (a, b) = (
+      try #require((reference["faceLandmarks"] as? [[[String: Double]]])?.first),
+      try #require((line["faceLandmarks"] as? [[[String: Double]]])?.first)
+    )
     let gap = zip(a, b).map { abs($0["x"]! - $1["x"]!) + abs($0["y"]! - $1["y"]!) }.reduce(0, +) / Double(a.count)
     #expect(a.count == 478 && gap < 0.01, "mean landmark gap \(gap)")
     let annotated = try VisionImage(contentsOfFile: folder + "/mesh.png")
     #expect(annotated.width == 192 && annotated.height == 256)
 
-    let frame = { (l: [String: Any]) in ((l["faces"] as? [[String: Any]])?.first?["frame"] as? [String: Double]) ?? [:] }
-    let (f, g) = (frame(try Self.onlyLine(["analyze", Self.path("jpeg_1.jpg")])), frame(try Self.onlyLine(["analyze", Self.path("jpeg_6.jpg")])))
-    #expect(!f.isEmpty && ["x", "y", "width", "height"].allSatisfy { abs(f[$0]! - g[$0, default: 999]) < 3 }, "\(f) vs \(g)")
+    let frame = { (l: [String: Any]) in ((l["faces"] as? [[String: Any]])?.first?["frame"] as? [String: Double]) ?? [:]
+    }
+    let (f, g) = (
+      frame(try Self.onlyLine(["analyze", Self.path("jpeg_1.jpg")])),
+      frame(try Self.onlyLine(["analyze", Self.path("jpeg_6.jpg")]))
+    )
+    #expect(
+      !f.isEmpty && ["x", "y", "width", "height"].allSatisfy { abs(f[$0]! - g[$0, default: 999]) < 3 }, "\(f) vs \(g)")
   }
 
   /// Path lists and JSON Lines records are turned upright as files on the command line are.
@@ -98,8 +124,11 @@ import VisageTestSupport
     let bytes = try Fixtures.bytes(atPath: Fixtures.repositoryRoot + "/" + Self.path("jpeg_6.jpg"))
     let record = try RecordInputTests.record(source: "sideways", data: bytes)
     for (flags, orientation, width) in [([String](), "right", 192), (["--ignore-exif"], "up", 256)] {
-      let line = try Self.onlyLine(["detect", "--input-format", "jsonl", "-"] + flags, stdin: Data((record + "\n").utf8))
-      #expect(line["orientation"] as? String == orientation && line["exifOrientation"] as? Int == 6 && line["width"] as? Int == width)
+      let line = try Self.onlyLine(
+        ["detect", "--input-format", "jsonl", "-"] + flags, stdin: Data((record + "\n").utf8))
+      #expect(
+        line["orientation"] as? String == orientation && line["exifOrientation"] as? Int == 6
+          && line["width"] as? Int == width)
     }
   }
 }

@@ -38,7 +38,8 @@ import VisageTestSupport
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let input = folder + "/input.npy"
-    try Data(Tensor(shape: [3, 192, 192, 1], values: [Float](repeating: 0, count: 192 * 192 * 3)).npy).write(to: URL(fileURLWithPath: input))
+    try Data(Tensor(shape: [3, 192, 192, 1], values: [Float](repeating: 0, count: 192 * 192 * 3)).npy).write(
+      to: URL(fileURLWithPath: input))
     let run = try CLI.run(["run", "Weights/face_detection_full_range.tflite", "--input", input, "--output-dir", folder])
     #expect(run.status == 2 && run.stderr.contains("needs shape [1, 192, 192, 3]"), "\(run.stderr)")
   }
@@ -46,13 +47,17 @@ import VisageTestSupport
   /// A FRAME line longer than the reader's line limit ends the stream with an error line
   /// (it was once cut at 4096 bytes and its rest read as pixels).
   @Test func aLongFrameLineIsAnError() throws {
-    let stream = NumericOptionTests.grayStream(rate: "25:1", frames: 1)
-      + NumericOptionTests.grayStream(rate: "25:1", frames: 1, frameLine: "FRAME " + String(repeating: "X", count: 5000)).drop(while: { $0 != 0x0A }).dropFirst()
+    let stream =
+      NumericOptionTests.grayStream(rate: "25:1", frames: 1)
+      + NumericOptionTests.grayStream(
+        rate: "25:1", frames: 1, frameLine: "FRAME " + String(repeating: "X", count: 5000)
+      ).drop(while: { $0 != 0x0A }).dropFirst()
     let run = try CLI.run(["detect", "--output", "json", "-"], stdin: stream)
     #expect(run.status == 1)
     let lines = try run.jsonLines()
     #expect(lines.count == 2 && lines[0]["detections"] != nil)
-    #expect((lines[1]["error"] as? String)?.contains("frame 1's FRAME line is longer than 4096 bytes") == true, "\(lines)")
+    #expect(
+      (lines[1]["error"] as? String)?.contains("frame 1's FRAME line is longer than 4096 bytes") == true, "\(lines)")
   }
 
   /// Sizes past the limits are refused from the header, before allocating: run under a 2 GB
@@ -74,12 +79,17 @@ import VisageTestSupport
     let cap = "ulimit -v 2000000; exec \"$VISAGE\""
     let image = try CLI.shell("\(cap) detect --output json \(png)")
     #expect(image.status == 1, "\(image.stderr)")
-    #expect((try image.jsonLines().first?["error"] as? String)?.contains("32768x32768 pixels, too large: the limit is 67108864 pixels") == true, "\(image.stdout)")
-    let stream = try CLI.shell("\(cap) detect --output json -", stdin: Data("YUV4MPEG2 W32768 H32768 F25:1 C444\nFRAME\n".utf8))
-    #expect(stream.status == 1 && stream.stdout.contains("at most 32768 a side and 67108864 pixels"), "\(stream.stdout)")
+    #expect(
+      (try image.jsonLines().first?["error"] as? String)?.contains(
+        "32768x32768 pixels, too large: the limit is 67108864 pixels") == true, "\(image.stdout)")
+    let stream = try CLI.shell(
+      "\(cap) detect --output json -", stdin: Data("YUV4MPEG2 W32768 H32768 F25:1 C444\nFRAME\n".utf8))
+    #expect(
+      stream.status == 1 && stream.stdout.contains("at most 32768 a side and 67108864 pixels"), "\(stream.stdout)")
     let tooBig = try CLI.shell("\(cap) inspect --output json \(model)")
     #expect(tooBig.status == 1 && tooBig.stderr.contains("more than the limit of 1073741824 bytes"), "\(tooBig.stderr)")
-    let tensor = try CLI.shell("\(cap) run Weights/face_detection_full_range.tflite --input \(npy) --output-dir \(folder)")
+    let tensor = try CLI.shell(
+      "\(cap) run Weights/face_detection_full_range.tflite --input \(npy) --output-dir \(folder)")
     #expect(tensor.status == 1 && tensor.stderr.contains("limit of 67108864 values"), "\(tensor.stderr)")
   }
 }

@@ -30,16 +30,22 @@ import VisageTestSupport
   /// frames per second the second frame is at 5e12 ms, which fits, and the third would be at
   /// 1e13 ms, which does not.
   @Test func theLastOfTheGivenFramesMustFit() throws {
-    let three = try CLI.run(["landmark", "--running-mode", "video", "--fps", "2e-10", Self.astronaut, Self.astronaut, Self.astronaut])
+    let three = try CLI.run([
+      "landmark", "--running-mode", "video", "--fps", "2e-10", Self.astronaut, Self.astronaut, Self.astronaut,
+    ])
     #expect(three.status == 2 && three.stderr.contains("frame 2's timestamp"), "\(three.stderr)")
-    let two = try CLI.run(["landmark", "--running-mode", "video", "--fps", "2e-10", "--output", "json", Self.astronaut, Self.astronaut])
+    let two = try CLI.run([
+      "landmark", "--running-mode", "video", "--fps", "2e-10", "--output", "json", Self.astronaut, Self.astronaut,
+    ])
     #expect(two.status == 0, "\(two.stderr)")
     #expect(try two.jsonLines().map { $0["timestampMs"] as? Int } == [0, 5_000_000_000_000])
   }
 
   /// A stream's own rate that is malformed or unusable fails the stream with an error line
   /// (exit status 1), from a file or from standard input.
-  @Test(arguments: ["1:inf", "1:1e300", "1:1e15", "1:1e18", "1:99999999999999999999", "1e-300:1", "1:1000000000000000000", "1000000:1"])
+  @Test(arguments: [
+    "1:inf", "1:1e300", "1:1e15", "1:1e18", "1:99999999999999999999", "1e-300:1", "1:1000000000000000000", "1000000:1",
+  ])
   func unusableStreamRatesAreFailedInputs(_ rate: String) throws {
     let path = NSTemporaryDirectory() + "visage-rate-\(UUID().uuidString).y4m"
     try Self.grayStream(rate: rate).write(to: URL(fileURLWithPath: path))
@@ -61,7 +67,9 @@ import VisageTestSupport
 
   /// `--fps` overrides the stream's own rate, a bad one included.
   @Test func fpsOverridesTheStreamsRate() throws {
-    let run = try CLI.run(["detect", "--running-mode", "video", "--fps", "10", "--output", "json", "-"], stdin: Self.grayStream(rate: "1000000:1"))
+    let run = try CLI.run(
+      ["detect", "--running-mode", "video", "--fps", "10", "--output", "json", "-"],
+      stdin: Self.grayStream(rate: "1000000:1"))
     #expect(run.status == 0, "\(run.stderr)")
     #expect(try run.jsonLines().map { $0["timestampMs"] as? Int } == [0, 100])
   }
@@ -70,7 +78,9 @@ import VisageTestSupport
   /// the frames before it their results. (Video mode: live-stream mode paces frames in real
   /// time, so a test cannot wait for the 5e12 ms this takes.)
   @Test func framesPastTheRangeGetErrorLines() throws {
-    let run = try CLI.run(["detect", "--running-mode", "video", "--fps", "2e-10", "--output", "json", "-"], stdin: Self.grayStream(rate: "25:1", frames: 3))
+    let run = try CLI.run(
+      ["detect", "--running-mode", "video", "--fps", "2e-10", "--output", "json", "-"],
+      stdin: Self.grayStream(rate: "25:1", frames: 3))
     #expect(run.status == 1, "\(run.stderr)")
     let lines = try run.jsonLines()
     #expect(lines.map { $0["timestampMs"] as? Int } == [0, 5_000_000_000_000, nil])
@@ -93,8 +103,11 @@ import VisageTestSupport
 
   /// The largest face counts are only upper bounds: they run as any other.
   @Test func hugeFaceCountsRun() throws {
-    for arguments in [["landmark", "--num-faces", "9223372036854775807"], ["analyze", "--max-faces", "9223372036854775807"]] {
-      let run = try CLI.run(arguments + ["--running-mode", "video", "--output", "json", Self.astronaut, Self.astronaut])
+    for arguments in [
+      ["landmark", "--num-faces", "9223372036854775807"], ["analyze", "--max-faces", "9223372036854775807"],
+    ] {
+      let run = try CLI.run(
+        arguments + ["--running-mode", "video", "--output", "json", Self.astronaut, Self.astronaut])
       #expect(run.status == 0, "\(arguments): \(run.stderr)")
       #expect(try run.jsonLines().count == 2)
     }
@@ -102,7 +115,10 @@ import VisageTestSupport
 
   /// Header sizes and fields of a stream: W and H out of range or unparsable are refused with
   /// an error line; A and I, which the reader does not use, cannot break it.
-  @Test(arguments: ["W0 H2", "W-4 H2", "W99999999999999999999 H2", "W4 H32769", "W32768 H32768", "W4 H2 A0:0", "W4 H2 A99999999999999999999:1 Ix"])
+  @Test(arguments: [
+    "W0 H2", "W-4 H2", "W99999999999999999999 H2", "W4 H32769", "W32768 H32768", "W4 H2 A0:0",
+    "W4 H2 A99999999999999999999:1 Ix",
+  ])
   func streamHeaderSizesAreChecked(_ fields: String) throws {
     var stream = Array("YUV4MPEG2 \(fields) F25:1 C444\n".utf8)
     stream += Array("FRAME\n".utf8) + [UInt8](repeating: 128, count: 24)

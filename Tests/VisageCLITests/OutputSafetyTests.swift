@@ -18,12 +18,14 @@ import VisageTestSupport
   /// `> /dev/full`: every subcommand that prints results exits 1 and says why.
   @Test(arguments: [
     "detect --output json \(astronaut)", "landmark --output json \(astronaut)", "analyze --output json \(astronaut)",
-    "inspect --output json Weights/face_detection_full_range.tflite", "inspect --output json Weights/face_landmarker.task",
+    "inspect --output json Weights/face_detection_full_range.tflite",
+    "inspect --output json Weights/face_landmarker.task",
   ])
   func aFullStandardOutputIsAFailure(_ command: String) throws {
     let run = try CLI.shell("\"$VISAGE\" \(command) > /dev/full")
     #expect(run.status == 1, "\(command): \(run.stderr)")
-    #expect(run.stderr.contains("cannot write the results to standard output: No space left on device"), "\(run.stderr)")
+    #expect(
+      run.stderr.contains("cannot write the results to standard output: No space left on device"), "\(run.stderr)")
   }
 
   /// `run` prints a JSON summary of the outputs it wrote; that summary lost is a failure too.
@@ -31,8 +33,10 @@ import VisageTestSupport
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let input = folder + "/zeros.npy"
-    try Data(Tensor(shape: [1, 192, 192, 3], values: [Float](repeating: 0, count: 192 * 192 * 3)).npy).write(to: URL(fileURLWithPath: input))
-    let run = try CLI.shell("\"$VISAGE\" run Weights/face_detection_full_range.tflite --input \(input) --output-dir \(folder) > /dev/full")
+    try Data(Tensor(shape: [1, 192, 192, 3], values: [Float](repeating: 0, count: 192 * 192 * 3)).npy).write(
+      to: URL(fileURLWithPath: input))
+    let run = try CLI.shell(
+      "\"$VISAGE\" run Weights/face_detection_full_range.tflite --input \(input) --output-dir \(folder) > /dev/full")
     #expect(run.status == 1 && run.stderr.contains("No space left on device"), "\(run.stderr)")
   }
 
@@ -43,7 +47,10 @@ import VisageTestSupport
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let victim = folder + "/victim.txt"
     try Data("keep me".utf8).write(to: URL(fileURLWithPath: victim))
-    let link = folder + "/link.png", dangling = folder + "/dangling.png", fifo = folder + "/fifo.png", directory = folder + "/dir.png"
+    let link = folder + "/link.png"
+    let dangling = folder + "/dangling.png"
+    let fifo = folder + "/fifo.png"
+    let directory = folder + "/dir.png"
     try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: victim)
     try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: folder + "/nowhere.png")
     #expect(mkfifo(fifo, 0o600) == 0)
@@ -60,7 +67,10 @@ import VisageTestSupport
     #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep me")
     #expect(isFIFO(fifo))
     // The folder holds nothing the run left behind: no partial file either.
-    #expect(try Set(FileManager.default.contentsOfDirectory(atPath: folder)) == ["victim.txt", "link.png", "dangling.png", "fifo.png", "dir.png"])
+    #expect(
+      try Set(FileManager.default.contentsOfDirectory(atPath: folder)) == [
+        "victim.txt", "link.png", "dangling.png", "fifo.png", "dir.png",
+      ])
     // A regular file there is replaced, as before.
     let existing = folder + "/existing.png"
     try Data("old".utf8).write(to: URL(fileURLWithPath: existing))
@@ -76,7 +86,8 @@ import VisageTestSupport
     let folder = try Self.folder()
     defer { try? FileManager.default.removeItem(atPath: folder) }
     let target = folder + "/out.png"
-    let run = try CLI.shell("trap '' XFSZ; ulimit -f 1; exec \"$VISAGE\" detect --output json --annotate \(target) \(Self.astronaut)")
+    let run = try CLI.shell(
+      "trap '' XFSZ; ulimit -f 1; exec \"$VISAGE\" detect --output json --annotate \(target) \(Self.astronaut)")
     #expect(run.status == 1, "\(run.stderr)")
     let error = try #require(try run.jsonLines().first?["error"] as? String)
     #expect(error.contains("cannot write the annotated image '\(target)': File too large"), "\(error)")

@@ -5,7 +5,10 @@ import VisageTestSupport
 /// `--input-format jsonl`: encoded images as JSON Lines, the way a batch engine hands image
 /// bytes to the tool through standard input.
 @Suite(.timeLimit(.minutes(5))) struct RecordInputTests {
-  static let images = ["Tests/Fixtures/images/astronaut.png", "Tests/Fixtures/images/camera.png", "Tests/Fixtures/detector/images/multiface_800x600.jpg"]
+  static let images = [
+    "Tests/Fixtures/images/astronaut.png", "Tests/Fixtures/images/camera.png",
+    "Tests/Fixtures/detector/images/multiface_800x600.jpg",
+  ]
 
   static func record(source: String?, data: [UInt8]) throws -> String {
     var object: [String: Any] = ["data": Data(data).base64EncodedString()]
@@ -33,7 +36,10 @@ import VisageTestSupport
       stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
     #expect(run.status == 1, "a bad record makes the exit status 1")
     let results = try run.jsonLines()
-    #expect(results.map { $0["source"] as? String } == ["first", "stdin#1", "truncated", "no data", "bad base64", "stdin#6", "stdin#7", "last"])
+    #expect(
+      results.map { $0["source"] as? String } == [
+        "first", "stdin#1", "truncated", "no data", "bad base64", "stdin#6", "stdin#7", "last",
+      ])
     #expect(results.map { $0["error"] != nil } == [false, true, true, true, true, true, false, false])
 
     let direct = try CLI.run(["landmark", "--num-faces", "4", "--blendshapes", "--output", "json"] + Self.images)

@@ -54,8 +54,10 @@ struct DecodingTests {
     let bytes = try CodecManifest.bytes(fixture.file)
     let inMemory = try #require(throws: ImageIOError.self) { try VisionImage(encoded: bytes) }
     #expect(inMemory.path == nil)
-    #expect(String(describing: inMemory) == String(describing: error).replacingOccurrences(
-      of: "\(format) image '\(path)'", with: "\(format) data"))
+    #expect(
+      String(describing: inMemory)
+        == String(describing: error).replacingOccurrences(
+          of: "\(format) image '\(path)'", with: "\(format) data"))
     print("\(fixture.file): \(error)")
   }
 

@@ -89,7 +89,9 @@ struct ExifManifest: Decodable {
 
   /// Un-mirroring keeps the picture: for every orientation, the upright view is the same
   /// before and after, and the result's orientation is one the tasks accept.
-  @Test(arguments: VisionImage.Orientation.allCases) func removingMirroringKeepsThePicture(_ orientation: VisionImage.Orientation) throws {
+  @Test(arguments: VisionImage.Orientation.allCases) func removingMirroringKeepsThePicture(
+    _ orientation: VisionImage.Orientation
+  ) throws {
     let image = try VisionImage(width: 3, height: 2, rgb: (0..<18).map(UInt8.init), orientation: orientation)
     let unmirrored = image.removingMirroring()
     #expect(throws: Never.self) { try unmirrored.orientation.rotationDegrees() }
@@ -110,7 +112,8 @@ struct ExifManifest: Decodable {
       let little = (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
       return bigEndian ? little.reversed() : little
     }
-    var block: [UInt8] = Array((bigEndian ? "MM" : "II").utf8) + bytes(42, 2) + bytes(8, 4) + bytes(count ?? entries.count, 2)
+    var block: [UInt8] =
+      Array((bigEndian ? "MM" : "II").utf8) + bytes(42, 2) + bytes(8, 4) + bytes(count ?? entries.count, 2)
     for (tag, type, n, value) in entries { block += bytes(tag, 2) + bytes(type, 2) + bytes(n, 4) + value }
     return block + bytes(0, 4)
   }
@@ -123,7 +126,8 @@ struct ExifManifest: Decodable {
   @Test func bothByteOrdersAndEveryValue() {
     for bigEndian in [false, true] {
       for value in 1...8 {
-        let block = Self.tiff([(0x0100, 4, 1, [0, 1, 0, 0]), (0x0112, 3, 1, Self.short(value, bigEndian: bigEndian))], bigEndian: bigEndian)
+        let block = Self.tiff(
+          [(0x0100, 4, 1, [0, 1, 0, 0]), (0x0112, 3, 1, Self.short(value, bigEndian: bigEndian))], bigEndian: bigEndian)
         #expect(ExifOrientation.read(fromTIFF: block[...])?.exifValue == value)
         // From a slice that does not start at index 0, as a JPEG segment's is.
         let padded = [0xAA, 0xBB] + block
@@ -162,7 +166,9 @@ struct ExifManifest: Decodable {
   /// Every prefix of a sound block, and every single-byte change in it, gives nil or an
   /// orientation; none traps. Only the whole entry table holds the tag.
   @Test func everyTruncationAndByteChangeIsSafe() {
-    let block = Self.tiff([(0x0100, 4, 1, [0, 1, 0, 0]), (0x0112, 3, 1, Self.short(6)), (0x0131, 2, 4, Array("abc\0".utf8))])
+    let block = Self.tiff([
+      (0x0100, 4, 1, [0, 1, 0, 0]), (0x0112, 3, 1, Self.short(6)), (0x0131, 2, 4, Array("abc\0".utf8)),
+    ])
     let tableEnd = 8 + 2 + 3 * 12
     for length in 0..<block.count {
       let read = ExifOrientation.read(fromTIFF: block.prefix(length))
@@ -201,7 +207,8 @@ struct ExifManifest: Decodable {
     #expect(ExifOrientation.read(fromFile: Self.jpeg(segments: [jfif, (0xE1, Self.exifSix)])) == .right)
     // The first Exif segment counts; an APP1 that is not Exif (XMP) does not.
     let xmp: (UInt8, [UInt8]) = (0xE1, Array("http://ns.adobe.com/xap/1.0/\0<x/>".utf8))
-    #expect(ExifOrientation.read(fromFile: Self.jpeg(segments: [xmp, (0xE1, Self.exifEight), (0xE1, Self.exifSix)])) == .left)
+    #expect(
+      ExifOrientation.read(fromFile: Self.jpeg(segments: [xmp, (0xE1, Self.exifEight), (0xE1, Self.exifSix)])) == .left)
     // Fill bytes before a marker, as libjpeg allows.
     var filled = Self.jpeg(segments: [(0xE1, Self.exifSix)])
     filled.insert(contentsOf: [0xFF, 0xFF], at: 2)
@@ -229,7 +236,9 @@ struct ExifManifest: Decodable {
     let tiff = Self.tiff([(0x0112, 3, 1, Self.short(6))])
     let ihdr = ("IHDR", [UInt8](repeating: 1, count: 13))
     #expect(ExifOrientation.read(fromFile: Self.png(chunks: [ihdr, ("eXIf", tiff), ("IEND", [])])) == .right)
-    #expect(ExifOrientation.read(fromFile: Self.png(chunks: [ihdr, ("IDAT", [1, 2]), ("eXIf", tiff), ("IEND", [])])) == .right)
+    #expect(
+      ExifOrientation.read(fromFile: Self.png(chunks: [ihdr, ("IDAT", [1, 2]), ("eXIf", tiff), ("IEND", [])])) == .right
+    )
     // After IEND it is not part of the file.
     #expect(ExifOrientation.read(fromFile: Self.png(chunks: [ihdr, ("IEND", []), ("eXIf", tiff)])) == nil)
     // A wrong CRC drops the chunk, as libpng does.

@@ -93,10 +93,16 @@ import VisageTestSupport
   @Test func totalPixelsAreCappedAndTheCapCanBeRaised() throws {
     let png = pngClaiming(width: 9000, height: 9000)
     let error = try #require(throws: ImageIOError.self) { try PNG.decode(png) }
-    #expect(error == .tooManyPixels(format: .png, width: 9000, height: 9000, limit: ImageLimits.defaultMaximumPixels, path: nil))
-    #expect(error.description == "PNG data is 9000x9000 pixels, too large: the limit is 67108864 pixels (ImageLimits.maximumPixels)")
+    #expect(
+      error
+        == .tooManyPixels(format: .png, width: 9000, height: 9000, limit: ImageLimits.defaultMaximumPixels, path: nil))
+    #expect(
+      error.description
+        == "PNG data is 9000x9000 pixels, too large: the limit is 67108864 pixels (ImageLimits.maximumPixels)")
     // Raised, the header passes and the missing pixel data is what fails.
-    let raised = try #require(throws: ImageIOError.self) { try VisionImage(encoded: png, limits: ImageLimits(maximumPixels: 81_000_000)) }
+    let raised = try #require(throws: ImageIOError.self) {
+      try VisionImage(encoded: png, limits: ImageLimits(maximumPixels: 81_000_000))
+    }
     #expect(raised == .corrupt(format: .png, message: "Not enough image data", path: nil))
     // JPEG alike: the SOF of a real file patched to 9000 x 9000.
     var jpeg = try CodecManifest.bytes("jpeg_baseline.jpg")

@@ -25,7 +25,10 @@ import VisageImageIO
     for _ in 0..<2 {
       let frame = try #require(try reader.nextFrame())
       #expect(frame.width == 4 && frame.height == 2)
-      #expect(frame.pixels == [UInt8]([0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255]) + [0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255])
+      #expect(
+        frame.pixels == [UInt8]([0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255]) + [
+          0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255,
+        ])
     }
     #expect(try reader.nextFrame() == nil)
     #expect(reader.framesRead == 2)
@@ -34,7 +37,9 @@ import VisageImageIO
   /// BT.601 limited-range primaries (Y, Cb, Cr) = (81, 90, 240), (145, 54, 34), (41, 240, 110)
   /// are red, green and blue to within rounding; 4:4:4 keeps one chroma sample per pixel.
   @Test func convertsColourWithBT601() throws {
-    let y: [UInt8] = [81, 145, 41], cb: [UInt8] = [90, 54, 240], cr: [UInt8] = [240, 34, 110]
+    let y: [UInt8] = [81, 145, 41]
+    let cb: [UInt8] = [90, 54, 240]
+    let cr: [UInt8] = [240, 34, 110]
     let path = try Self.file(Self.header("YUV4MPEG2 W3 H1 C444") + Self.header("FRAME") + y + cb + cr)
     let frame = try #require(try Y4MReader(contentsOfFile: path).nextFrame())
     let expected: [UInt8] = [255, 0, 0, 0, 255, 0, 0, 0, 255]
@@ -47,13 +52,19 @@ import VisageImageIO
     #expect(try Y4MReader(contentsOfFile: full).nextFrame()?.pixels == [0, 0, 0, 255, 255, 255])
     // 10-bit samples are two bytes, little endian: 940 is limited-range white.
     let tenBit = try Self.file(
-      Self.header("YUV4MPEG2 W2 H2 C420p10") + Self.header("FRAME") + [64, 0, 64, 0, 0xAC, 3, 0xAC, 3] + [0, 2] + [0, 2])
-    #expect(try Y4MReader(contentsOfFile: tenBit).nextFrame()?.pixels == [0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255])
+      Self.header("YUV4MPEG2 W2 H2 C420p10") + Self.header("FRAME") + [64, 0, 64, 0, 0xAC, 3, 0xAC, 3] + [0, 2] + [
+        0, 2,
+      ])
+    #expect(
+      try Y4MReader(contentsOfFile: tenBit).nextFrame()?.pixels == [0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255])
   }
 
   /// Odd sizes round the chroma planes up, as the format says.
   @Test func oddSizedFrames() throws {
-    let path = try Self.file(Self.header("YUV4MPEG2 W3 H3 C420") + Self.header("FRAME") + [UInt8](repeating: 235, count: 9) + [128, 128, 128, 128] + [128, 128, 128, 128])
+    let path = try Self.file(
+      Self.header("YUV4MPEG2 W3 H3 C420") + Self.header("FRAME") + [UInt8](repeating: 235, count: 9) + [
+        128, 128, 128, 128,
+      ] + [128, 128, 128, 128])
     #expect(try Y4MReader(contentsOfFile: path).nextFrame()?.pixels == [UInt8](repeating: 255, count: 27))
   }
 
@@ -72,14 +83,19 @@ import VisageImageIO
     #expect(try error(Self.header("YUV4MPEG2 W0 H2"))?.description.contains("positive W and H") == true)
     #expect(try error(Self.header("YUV4MPEG2 W30000 H30000"))?.description.contains("too large") == true)
     #expect(try error(Self.header("YUV4MPEG2 W2 H2 C411"))?.description.contains("C411") == true)
-    #expect(try error(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAMX") + Self.grayFrame)?.description.contains("does not start with 'FRAME'") == true)
+    #expect(
+      try error(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAMX") + Self.grayFrame)?.description.contains(
+        "does not start with 'FRAME'") == true)
     #expect(throws: Y4MError.self) { try Y4MReader(contentsOfFile: "/nonexistent/clip.y4m") }
   }
 
   /// The frame rate is two positive integers; the values that once trapped the command line
   /// (infinite, huge, overflowing, fractional) are a corrupt header, and a valid ratio is read
   /// as it is, however extreme, for the caller to judge.
-  @Test(arguments: ["F1:inf", "F1:1e300", "F1:1e15", "F1e-300:1", "F1:99999999999999999999", "F0:1", "F1:0", "F-1:1", "F25", "F25:1:1", "F:1", "F30.5:1"])
+  @Test(arguments: [
+    "F1:inf", "F1:1e300", "F1:1e15", "F1e-300:1", "F1:99999999999999999999", "F0:1", "F1:0", "F-1:1", "F25", "F25:1:1",
+    "F:1", "F30.5:1",
+  ])
   func malformedFrameRatesAreCorrupt(_ field: String) throws {
     let path = try Self.file(Self.header("YUV4MPEG2 W4 H2 \(field)") + Self.grayFrame)
     let error = try #require(throws: Y4MError.self) { try Y4MReader(contentsOfFile: path) }
@@ -92,7 +108,8 @@ import VisageImageIO
   /// line was once cut at 4096 bytes and the rest read as pixels.
   @Test func longLinesAreRefusedNotCut() throws {
     let long = String(repeating: "X", count: Y4MReader.maximumLineBytes)
-    let frame = try Self.file(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long) + Array(Self.grayFrame.dropFirst(6)))
+    let frame = try Self.file(
+      Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long) + Array(Self.grayFrame.dropFirst(6)))
     let reader = try Y4MReader(contentsOfFile: frame)
     let error = try #require(throws: Y4MError.self) { try reader.nextFrame() }
     #expect(error.description.contains("frame 0's FRAME line is longer than 4096 bytes"), "\(error)")
@@ -101,7 +118,8 @@ import VisageImageIO
       try Y4MReader(contentsOfFile: header)
     }
     // Just under the limit is read: "FRAME " plus the parameters fills 4096 bytes exactly.
-    let fits = try Self.file(Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long.dropFirst(6)) + Array(Self.grayFrame.dropFirst(6)))
+    let fits = try Self.file(
+      Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long.dropFirst(6)) + Array(Self.grayFrame.dropFirst(6)))
     #expect(try Y4MReader(contentsOfFile: fits).nextFrame()?.width == 4)
   }
 
@@ -109,7 +127,8 @@ import VisageImageIO
   @Test func framesAreBoundedByTheImageLimits() throws {
     let path = try Self.file(Self.header("YUV4MPEG2 W9000 H9000 Cmono"))
     let error = try #require(throws: Y4MError.self) { try Y4MReader(contentsOfFile: path) }
-    #expect(error.description.contains("at most 32768 a side and 67108864 pixels (ImageLimits.maximumPixels)"), "\(error)")
+    #expect(
+      error.description.contains("at most 32768 a side and 67108864 pixels (ImageLimits.maximumPixels)"), "\(error)")
     let raised = try Y4MReader(contentsOfFile: path, limits: ImageLimits(maximumPixels: 81_000_000))
     #expect(try raised.nextFrame() == nil)
   }

@@ -72,16 +72,56 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
   static let extras: [ConvolutionCase] = {
     var cases: [ConvolutionCase] = []
     func add(_ make: (Int) -> ConvolutionCase) { cases.append(make(10_000 + cases.count)) }
-    add { ConvolutionCase(index: $0, channels: 3, height: 6, width: 5, outputChannels: 4, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: false, batch: 2) }
-    add { ConvolutionCase(index: $0, channels: 4, height: 9, width: 9, outputChannels: 5, filterHeight: 3, filterWidth: 3, stride: 1, dilation: 2, padding: .same, relu: false) }
-    add { ConvolutionCase(index: $0, channels: 4, height: 9, width: 9, outputChannels: 5, filterHeight: 3, filterWidth: 3, stride: 2, dilation: 3, padding: .valid, relu: true) }
-    add { ConvolutionCase(index: $0, channels: 5, height: 7, width: 6, outputChannels: 6, filterHeight: 1, filterWidth: 3, stride: 1, padding: .same, relu: false) }
-    add { ConvolutionCase(index: $0, channels: 5, height: 7, width: 6, outputChannels: 6, filterHeight: 3, filterWidth: 1, stride: 2, padding: .valid, relu: false) }
-    add { ConvolutionCase(index: $0, channels: 9, height: 5, width: 5, outputChannels: 9, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: true, hasBias: false) }
-    add { ConvolutionCase(index: $0, channels: 16, height: 4, width: 4, outputChannels: 24, filterHeight: 1, filterWidth: 1, stride: 1, padding: .valid, relu: false, hasBias: false) }
-    add { ConvolutionCase(index: $0, channels: 32, height: 16, width: 16, outputChannels: 48, filterHeight: 1, filterWidth: 1, stride: 1, padding: .same, relu: true) }
-    add { ConvolutionCase(index: $0, channels: 24, height: 12, width: 12, outputChannels: 32, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: false) }
-    add { ConvolutionCase(index: $0, channels: 3, height: 32, width: 32, outputChannels: 16, filterHeight: 5, filterWidth: 5, stride: 2, padding: .same, relu: true) }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 3, height: 6, width: 5, outputChannels: 4, filterHeight: 3, filterWidth: 3, stride: 1,
+        padding: .same, relu: false, batch: 2)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 4, height: 9, width: 9, outputChannels: 5, filterHeight: 3, filterWidth: 3, stride: 1,
+        dilation: 2, padding: .same, relu: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 4, height: 9, width: 9, outputChannels: 5, filterHeight: 3, filterWidth: 3, stride: 2,
+        dilation: 3, padding: .valid, relu: true)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 5, height: 7, width: 6, outputChannels: 6, filterHeight: 1, filterWidth: 3, stride: 1,
+        padding: .same, relu: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 5, height: 7, width: 6, outputChannels: 6, filterHeight: 3, filterWidth: 1, stride: 2,
+        padding: .valid, relu: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 9, height: 5, width: 5, outputChannels: 9, filterHeight: 3, filterWidth: 3, stride: 1,
+        padding: .same, relu: true, hasBias: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 16, height: 4, width: 4, outputChannels: 24, filterHeight: 1, filterWidth: 1, stride: 1,
+        padding: .valid, relu: false, hasBias: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 32, height: 16, width: 16, outputChannels: 48, filterHeight: 1, filterWidth: 1, stride: 1,
+        padding: .same, relu: true)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 24, height: 12, width: 12, outputChannels: 32, filterHeight: 3, filterWidth: 3, stride: 2,
+        padding: .same, relu: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 3, height: 32, width: 32, outputChannels: 16, filterHeight: 5, filterWidth: 5, stride: 2,
+        padding: .same, relu: true)
+    }
     return cases
   }()
 }
@@ -111,7 +151,9 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
       var output = [Float](repeating: .nan, count: g.output.count)
       plan.run(input: x, output: &output)
       let expected = Kernel.convolution(g, input: x, filter: filter, bias: bias, clamp: c.clamp, nil)
-      expectClose(output, expected, .reordered(g.patchSize), "run \(seed)", shape: [1, g.output.height, g.output.width, g.output.channels])
+      expectClose(
+        output, expected, .reordered(g.patchSize), "run \(seed)",
+        shape: [1, g.output.height, g.output.width, g.output.channels])
     }
   }
 
@@ -175,13 +217,25 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
 /// padded windows, a residual of fewer channels with a PReLU.
 @Suite struct ThreadedConvolutionTests {
   @Test(arguments: [
-    ConvolutionCase(index: 50_001, channels: 16, height: 37, width: 23, outputChannels: 24, filterHeight: 1, filterWidth: 1, stride: 1, padding: .valid, relu: true),
-    ConvolutionCase(index: 50_002, channels: 8, height: 33, width: 31, outputChannels: 40, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: false),
-    ConvolutionCase(index: 50_003, channels: 3, height: 65, width: 29, outputChannels: 16, filterHeight: 3, filterWidth: 3, stride: 1, padding: .same, relu: true),
-    ConvolutionCase(index: 50_004, channels: 12, height: 9, width: 70, outputChannels: 13, filterHeight: 2, filterWidth: 2, stride: 2, padding: .valid, relu: false, batch: 3),
+    ConvolutionCase(
+      index: 50_001, channels: 16, height: 37, width: 23, outputChannels: 24, filterHeight: 1, filterWidth: 1,
+      stride: 1, padding: .valid, relu: true),
+    ConvolutionCase(
+      index: 50_002, channels: 8, height: 33, width: 31, outputChannels: 40, filterHeight: 3, filterWidth: 3, stride: 2,
+      padding: .same, relu: false),
+    ConvolutionCase(
+      index: 50_003, channels: 3, height: 65, width: 29, outputChannels: 16, filterHeight: 3, filterWidth: 3, stride: 1,
+      padding: .same, relu: true),
+    ConvolutionCase(
+      index: 50_004, channels: 12, height: 9, width: 70, outputChannels: 13, filterHeight: 2, filterWidth: 2, stride: 2,
+      padding: .valid, relu: false, batch: 3),
     // Large enough that every thread fills part of the padded copy first.
-    ConvolutionCase(index: 50_005, channels: 3, height: 130, width: 97, outputChannels: 16, filterHeight: 3, filterWidth: 3, stride: 2, padding: .same, relu: true),
-    ConvolutionCase(index: 50_006, channels: 4, height: 70, width: 61, outputChannels: 8, filterHeight: 5, filterWidth: 5, stride: 1, padding: .same, relu: false, batch: 2),
+    ConvolutionCase(
+      index: 50_005, channels: 3, height: 130, width: 97, outputChannels: 16, filterHeight: 3, filterWidth: 3,
+      stride: 2, padding: .same, relu: true),
+    ConvolutionCase(
+      index: 50_006, channels: 4, height: 70, width: 61, outputChannels: 8, filterHeight: 5, filterWidth: 5, stride: 1,
+      padding: .same, relu: false, batch: 2),
   ])
   func threadedStepMatchesSerialRun(_ c: ConvolutionCase) {
     let g = c.geometry
@@ -194,7 +248,9 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
     for prelu in [false, true] {
       for withResidual in [false, true] {
         let plan = weights.withUnsafeBufferPointer { f in
-          withEpilogue(bias: bias, clamp: c.clamp, slopes: prelu ? slopes : nil) { ConvolutionPlan(g, filter: f, epilogue: $0) }
+          withEpilogue(bias: bias, clamp: c.clamp, slopes: prelu ? slopes : nil) {
+            ConvolutionPlan(g, filter: f, epilogue: $0)
+          }
         }
         var serial = [Float](repeating: .nan, count: g.output.count)
         var threaded = serial
@@ -207,7 +263,8 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
             }
             threaded.withUnsafeMutableBufferPointer { out in
               let step = plan.step(
-                input: x.baseAddress!, output: out.baseAddress!, residual: extra, residualChannels: channels, pool: pool)
+                input: x.baseAddress!, output: out.baseAddress!, residual: extra, residualChannels: channels, pool: pool
+              )
               step()
               step()
             }

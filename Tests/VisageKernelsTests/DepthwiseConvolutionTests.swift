@@ -67,17 +67,34 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
     func add(_ make: (Int) -> DepthwiseCase) { cases.append(make(20_000 + cases.count)) }
     for channels in [1, 3, 8, 9] {
       for stride in [1, 2] {
-        add { DepthwiseCase(index: $0, channels: channels, height: 5, width: 5, filter: 3, stride: stride, padding: .same, relu: false, multiplier: 2) }
+        add {
+          DepthwiseCase(
+            index: $0, channels: channels, height: 5, width: 5, filter: 3, stride: stride, padding: .same, relu: false,
+            multiplier: 2)
+        }
       }
     }
     for channels in [3, 8, 17] {
       for padding in [Padding.same, .valid] {
-        add { DepthwiseCase(index: $0, channels: channels, height: 7, width: 9, filter: 3, stride: 1, padding: padding, relu: false, dilation: 2) }
-        add { DepthwiseCase(index: $0, channels: channels, height: 9, width: 9, filter: 3, stride: 2, padding: padding, relu: true, dilation: 3) }
+        add {
+          DepthwiseCase(
+            index: $0, channels: channels, height: 7, width: 9, filter: 3, stride: 1, padding: padding, relu: false,
+            dilation: 2)
+        }
+        add {
+          DepthwiseCase(
+            index: $0, channels: channels, height: 9, width: 9, filter: 3, stride: 2, padding: padding, relu: true,
+            dilation: 3)
+        }
       }
     }
-    add { DepthwiseCase(index: $0, channels: 17, height: 5, width: 5, filter: 3, stride: 1, padding: .same, relu: false, hasBias: false) }
-    add { DepthwiseCase(index: $0, channels: 24, height: 16, width: 16, filter: 5, stride: 2, padding: .same, relu: true) }
+    add {
+      DepthwiseCase(
+        index: $0, channels: 17, height: 5, width: 5, filter: 3, stride: 1, padding: .same, relu: false, hasBias: false)
+    }
+    add {
+      DepthwiseCase(index: $0, channels: 24, height: 16, width: 16, filter: 5, stride: 2, padding: .same, relu: true)
+    }
     return cases
   }()
 
@@ -180,7 +197,8 @@ func depthwiseByRowRangesMatchesWholeLayer(_ c: DepthwiseCase) {
           rows: (rows * part / parts)..<(rows * (part + 1) / parts))
       }
     }
-    expectClose(pieces, whole, .exact, "\(c.testDescription) in \(parts) parts", shape: [rows, g.output.width, g.output.channels])
+    expectClose(
+      pieces, whole, .exact, "\(c.testDescription) in \(parts) parts", shape: [rows, g.output.width, g.output.channels])
   }
 }
 

@@ -62,7 +62,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     guard c.transposeB else { return }
     for instructionSet in InstructionSet.runnable {
       for tileRows in [1, 2, 4, 8] {
-        let packedGEMM = PackedGEMM(b: b, n: c.n, k: c.k, ldb: c.ldb, tileRows: tileRows, instructionSet: instructionSet)
+        let packedGEMM = PackedGEMM(
+          b: b, n: c.n, k: c.k, ldb: c.ldb, tileRows: tileRows, instructionSet: instructionSet)
         var packed = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
         packedGEMM.multiply(m: c.m, a: a, lda: c.lda, c: &packed, ldc: c.ldc)
         let label = "packed \(instructionSet) \(tileRows)-row \(c.testDescription)"
@@ -108,7 +109,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
                 let extra = residualChannels.map { PackedGEMM.Residual(r.baseAddress!, channels: $0) }
                 gemm.multiply(m: m, a: a, lda: k, c: &c, ldc: n, residual: extra)
               }
-              let label = "m\(m) n\(n) residual \(residualChannels.map(String.init) ?? "none") \(clamp) prelu \(prelu) \(instructionSet) \(tileRows)-row"
+              let label =
+                "m\(m) n\(n) residual \(residualChannels.map(String.init) ?? "none") \(clamp) prelu \(prelu) \(instructionSet) \(tileRows)-row"
               expectClose(c, expected, .exact, label, shape: [m, n])
             }
           }

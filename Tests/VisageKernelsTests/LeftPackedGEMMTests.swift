@@ -32,7 +32,8 @@ import VisageTestSupport
               for tileRows in [8, 4, 2] {
                 var actual = actual
                 LeftPackedGEMM(
-                  a: a, m: m, k: k, lda: k + 3, epilogue: Epilogue.Bound(bias: biasPointer, clamp: clamp), tileRows: tileRows,
+                  a: a, m: m, k: k, lda: k + 3, epilogue: Epilogue.Bound(bias: biasPointer, clamp: clamp),
+                  tileRows: tileRows,
                   instructionSet: instructionSet
                 ).multiply(n: n, x: x, ldx: ldx, c: &actual, ldc: ldc, residual: extra)
                 // The slack columns past n hold the sentinel in both, so this also checks them.

@@ -202,7 +202,8 @@ import VisageTestSupport
       let fraction = Int(bits & 0x3FF)
       let magnitude =
         exponent == 0
-        ? Float(fraction) * 0x1p-24 : Float(fraction + 1024) * Float(sign: .plus, exponent: exponent - 25, significand: 1)
+        ? Float(fraction) * 0x1p-24
+        : Float(fraction + 1024) * Float(sign: .plus, exponent: exponent - 25, significand: 1)
       let expected = bits & 0x8000 != 0 ? -magnitude : magnitude
       if Half.float(fromBits: bits).bitPattern != expected.bitPattern { mismatches.append(bits) }
     }
@@ -218,7 +219,9 @@ import VisageTestSupport
     let count = (bytes.count - 1) / 2
     var converted = [Float](repeating: .nan, count: count)
     bytes.withUnsafeBytes { raw in
-      converted.withUnsafeMutableBufferPointer { Half.floats(fromLittleEndian: raw.baseAddress! + 1, count: count, into: $0.baseAddress!) }
+      converted.withUnsafeMutableBufferPointer {
+        Half.floats(fromLittleEndian: raw.baseAddress! + 1, count: count, into: $0.baseAddress!)
+      }
     }
     var mismatches: [Int] = []
     for i in 0..<count {

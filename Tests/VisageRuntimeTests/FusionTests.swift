@@ -182,7 +182,8 @@ import VisageTestSupport
       conv = convolution(&g)
       padded = g.node(pad, [x], "pad", [1, 5, 5, 6])
     }
-    let sum = g.node(Binary(.add, clamp: .relu), convolutionLeft ? [conv, padded] : [padded, conv], "sum", [1, 5, 5, 6])
+    let sum = g.node(
+      Binary(.add, clamp: .relu), convolutionLeft ? [conv, padded] : [padded, conv], "sum", [1, 5, 5, 6])
     g.outputs = exposePad ? [sum, padded] : [sum]
     return g
   }
@@ -217,7 +218,8 @@ import VisageTestSupport
     var g = try Self.convolutionThen(Self.relu)
     var random = RandomSource(seed: 9)
     let w = try g.constant("w2", [4, 1, 1, 4], random.floats(16))
-    let conv2 = g.node(Conv2D(padding: .valid, strideHeight: 1, strideWidth: 1), [g.outputs[0], w], "conv2", [1, 5, 5, 4])
+    let conv2 = g.node(
+      Conv2D(padding: .valid, strideHeight: 1, strideWidth: 1), [g.outputs[0], w], "conv2", [1, 5, 5, 4])
     g.outputs = [g.node(Unary(.relu6), [conv2], "relu6b", [1, 5, 5, 4])]
     let fused = g.graph.applying(Self.passes)
     #expect(fused.nodes.count == 2)

@@ -55,7 +55,9 @@ func run(
 
 /// The default interpreter (every fusion) against the graph as written (every tensor kept)
 /// on the optimized kernels, value for value, and against the reference kernels within rounding.
-func expectFusionKeepsOutputs(_ graph: Graph, referenceTolerance: Tolerance = .reordered(64), sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectFusionKeepsOutputs(
+  _ graph: Graph, referenceTolerance: Tolerance = .reordered(64), sourceLocation: SourceLocation = #_sourceLocation
+) throws {
   var random = RandomSource(seed: 5)
   let inputs = try graph.inputs.map { id in
     let shape = graph.tensors[id].shape
@@ -75,8 +77,11 @@ func expectFusionKeepsOutputs(_ graph: Graph, referenceTolerance: Tolerance = .r
         sourceLocation: sourceLocation)
     }
     #expect(fused[k].shape == unfused[k].shape, sourceLocation: sourceLocation)
-    expectClose(fused[k].values, unfused[k].values, .exact, "output \(k) fused vs unfused", sourceLocation: sourceLocation)
-    expectClose(fused[k].values, reference[k].values, referenceTolerance, "output \(k) vs reference", sourceLocation: sourceLocation)
+    expectClose(
+      fused[k].values, unfused[k].values, .exact, "output \(k) fused vs unfused", sourceLocation: sourceLocation)
+    expectClose(
+      fused[k].values, reference[k].values, referenceTolerance, "output \(k) vs reference",
+      sourceLocation: sourceLocation)
   }
 }
 

@@ -222,7 +222,9 @@ import VisageTestSupport
       for (k, (x, y)) in zip(a, b).enumerated() {
         // Fusion changes nothing in the arithmetic, so even optimized should agree exactly;
         // allow the model tolerance in case a fused epilogue rounds differently.
-        expectClose(x.values, y.values, implementation == .reference ? .exact : .model, "\(bundled) \(implementation) output \(k)")
+        expectClose(
+          x.values, y.values, implementation == .reference ? .exact : .model, "\(bundled) \(implementation) output \(k)"
+        )
       }
       // Every node's output is still readable after the run, and the outputs match.
       for node in preserved.graph.nodes {

@@ -62,10 +62,16 @@ import VisageTestSupport
     ("header past the end", [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 1, 0, 0xFF, 0x7F, 0x7B]),
     ("big-endian", npy(header: "{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", data: [0, 0, 0, 0])),
     ("int32", npy(header: "{'descr': '<i4', 'fortran_order': False, 'shape': (1,), }", data: [0, 0, 0, 0])),
-    ("fortran", npy(header: "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", data: Array(repeating: 0, count: 16))),
+    (
+      "fortran",
+      npy(header: "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", data: Array(repeating: 0, count: 16))
+    ),
     ("no shape", npy(header: "{'descr': '<f4', 'fortran_order': False, }", data: [0, 0, 0, 0])),
     ("negative", npy(header: "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }")),
-    ("short data", npy(header: "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 3), }", data: Array(repeating: 0, count: 35))),
+    (
+      "short data",
+      npy(header: "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 3), }", data: Array(repeating: 0, count: 35))
+    ),
     ("huge shape", npy(header: "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }")),
     ("shape overflow", npy(header: "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }")),
   ])
@@ -99,7 +105,8 @@ import VisageTestSupport
     for (shape, tuple) in [([], "()"), ([4], "(4,)"), ([2, 2], "(2, 2)"), ([2, 2], "(2,2,)")] as [([Int], String)] {
       let header = "{'descr': '<f4', 'fortran_order': False, 'shape': \(tuple), }    \n"
       let count = shape.reduce(1, *)
-      #expect(try Tensor(npy: Self.npy(header: header, data: Array(repeating: 0, count: 4 * count))).shape == Shape(shape))
+      #expect(
+        try Tensor(npy: Self.npy(header: header, data: Array(repeating: 0, count: 4 * count))).shape == Shape(shape))
     }
     let unpadded = "{'descr':'<f4','fortran_order':False,'shape':(1,)}"
     #expect(try Tensor(npy: Self.npy(header: unpadded, data: [0, 0, 0x80, 0x3F])).values == [1])

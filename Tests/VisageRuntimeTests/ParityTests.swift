@@ -30,7 +30,9 @@ import VisageTestSupport
     let model = try bundled.load()
     let interpreter = try Interpreter(model: model)
     #expect(outputs.compactMap { $0["name"] as? String } == model.outputNames)
-    #expect(outputs.compactMap { ($0["shape"] as? [NSNumber])?.map(\.intValue) } == interpreter.outputShapes.map(\.dimensions))
+    #expect(
+      outputs.compactMap { ($0["shape"] as? [NSNumber])?.map(\.intValue) } == interpreter.outputShapes.map(\.dimensions)
+    )
   }
 
   @Test(arguments: RuntimeFixtures.cases, [Implementation.optimized, .reference])
@@ -71,7 +73,9 @@ import VisageTestSupport
         worst[fixture.model.name] = max(worst[fixture.model.name] ?? 0, maxScaledError(ours.values, reference.values))
       }
     }
-    for (name, error) in worst.sorted(by: { $0.key < $1.key }) { print("optimized vs LiteRT reference, \(name): \(error)") }
+    for (name, error) in worst.sorted(by: { $0.key < $1.key }) {
+      print("optimized vs LiteRT reference, \(name): \(error)")
+    }
     let bounds: [String: Float] = [
       "face_detector": 0, "face_landmarks_detector": 0, "face_detection_full_range": 0, "face_blendshapes": 2.5e-6,
     ]

@@ -31,7 +31,9 @@ import VisageTestSupport
       let bias = try g.constant("b\(i)", [width], random.floats(width))
       dims[rank - 1] = width
       let clamp = i == widths.count - 1 ? lastClamp : .relu
-      value = g.node(Conv2D(padding: .valid, strideHeight: 1, strideWidth: 1, clamp: clamp), [value, filter, bias], "c\(i)", Shape(dims))
+      value = g.node(
+        Conv2D(padding: .valid, strideHeight: 1, strideWidth: 1, clamp: clamp), [value, filter, bias], "c\(i)",
+        Shape(dims))
       if i == 0 { first = value }
     }
     let back = swapped(dims)
@@ -49,7 +51,9 @@ import VisageTestSupport
     graph.fused(for: .optimized)
   }
 
-  @Test(arguments: [([1, 1, 5, 32], [7, 4]), ([2, 3, 9, 16], [12]), ([1, 1, 97, 64], [384, 97]), ([3, 1, 2, 48], [1, 9, 3])])
+  @Test(arguments: [
+    ([1, 1, 5, 32], [7, 4]), ([2, 3, 9, 16], [12]), ([1, 1, 97, 64], [384, 97]), ([3, 1, 2, 48], [1, 9, 3]),
+  ])
   func chainsBecomeRowMixing(_ shape: [Int], _ widths: [Int]) throws {
     for residual in [true, false] {
       let g = try Self.chain(shape, widths: widths, residual: residual)

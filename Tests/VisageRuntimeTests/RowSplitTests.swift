@@ -48,7 +48,8 @@ import VisageTestSupport
       g.outputs = [g.node(op, ids, "y", output)]
       cases.append((name, g.graph))
     }
-    single("ADD", Binary(.add, clamp: .relu6), [Shape([1, 37, 41, 13]), Shape([1, 37, 41, 13])], Shape([1, 37, 41, 13]))
+    single(
+      "ADD", Binary(.add, clamp: .relu6), [Shape([1, 37, 41, 13]), Shape([1, 37, 41, 13])], Shape([1, 37, 41, 13]))
     single("ADD broadcast", Binary(.add), [Shape([37, 41, 13]), Shape([13])], Shape([37, 41, 13]))
     single(
       "MAX_POOL 2x2/2 same",

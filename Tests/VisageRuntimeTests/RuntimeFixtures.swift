@@ -66,7 +66,8 @@ enum RuntimeFixtures {
       guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
       var inputs = Set<String>()
       for file in files {
-        if let range = file.range(of: ".input.npy") ?? file.range(of: ".input0.npy"), range.upperBound == file.endIndex {
+        if let range = file.range(of: ".input.npy") ?? file.range(of: ".input0.npy"), range.upperBound == file.endIndex
+        {
           inputs.insert(String(file[..<range.lowerBound]))
         }
       }
@@ -196,7 +197,9 @@ struct Fingerprint {
     rms = (squares / n).squareRoot()
     min = low
     max = high
-    samples = reference.samples.map { s in (s.index, s.index >= 0 && s.index < values.count ? Double(values[s.index]) : .nan) }
+    samples = reference.samples.map { s in
+      (s.index, s.index >= 0 && s.index < values.count ? Double(values[s.index]) : .nan)
+    }
   }
 
   /// The statistics of `self` (ours) that differ from `reference` by more than `bound` of
@@ -210,7 +213,10 @@ struct Fingerprint {
       return abs(a - b) > bound * scale
     }
     var result: [String] = []
-    for (label, a, b) in [("mean", mean, reference.mean), ("rms", rms, reference.rms), ("min", min, reference.min), ("max", max, reference.max)]
+    for (label, a, b) in [
+      ("mean", mean, reference.mean), ("rms", rms, reference.rms), ("min", min, reference.min),
+      ("max", max, reference.max),
+    ]
     where far(a, b) {
       result.append("\(label) \(a) vs \(b)")
     }

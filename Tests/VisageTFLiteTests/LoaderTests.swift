@@ -83,7 +83,9 @@ typealias Builtin = TinyModel.Builtin
   /// A model with no operators: its output is its input.
   @Test func identityModelRuns() throws {
     let tiny = TinyModel(operatorCodes: [], tensors: [.float([4], "x")], inputs: [0], outputs: [0], operators: [])
-    let y = try Interpreter(model: try TFLiteModel(bytes: tiny.bytes)).run([try Tensor(shape: [4], values: [1, 2, 3, 4])])
+    let y = try Interpreter(model: try TFLiteModel(bytes: tiny.bytes)).run([
+      try Tensor(shape: [4], values: [1, 2, 3, 4])
+    ])
     #expect(y.first?.values == [1, 2, 3, 4])
   }
 

@@ -8,13 +8,15 @@ public enum SweepImages {
   /// output centre (x + ½)·W/W′ − ½ in the source, its fraction rounded to 1/256, the taps
   /// clamped to the image, the value rounded half up from 16 fractional bits.
   public static func resize(_ rgb: [UInt8], width: Int, height: Int, to newWidth: Int, _ newHeight: Int) -> [UInt8] {
-    let xs = taps(width, newWidth), ys = taps(height, newHeight)
+    let xs = taps(width, newWidth)
+    let ys = taps(height, newHeight)
     var out = [UInt8](repeating: 0, count: newWidth * newHeight * 3)
     rgb.withUnsafeBufferPointer { src in
       out.withUnsafeMutableBufferPointer { dst in
         for y in 0..<newHeight {
           let (r0, r1, fy) = ys[y]
-          let top = r0 * width * 3, bottom = r1 * width * 3
+          let top = r0 * width * 3
+          let bottom = r1 * width * 3
           for x in 0..<newWidth {
             let (c0, c1, fx) = xs[x]
             for c in 0..<3 {
@@ -33,7 +35,8 @@ public enum SweepImages {
   /// For each output index: the two source taps and the second one's weight in 1/256.
   private static func taps(_ input: Int, _ output: Int) -> [(Int, Int, Int)] {
     (0..<output).map { o in
-      let numerator = (2 * o + 1) * input - output, denominator = 2 * output
+      let numerator = (2 * o + 1) * input - output
+      let denominator = 2 * output
       var i0 = numerator >= 0 ? numerator / denominator : -((-numerator + denominator - 1) / denominator)
       var f = ((numerator - i0 * denominator) * 256 + output) / denominator
       if i0 < 0 || i0 >= input - 1 {
@@ -46,7 +49,9 @@ public enum SweepImages {
 
   /// `rgb` turned by `quarterTurns` quarter turns counter-clockwise (numpy's `rot90`;
   /// negative is clockwise), with its new width and height.
-  public static func rotate(_ rgb: [UInt8], width: Int, height: Int, quarterTurns: Int) -> (rgb: [UInt8], width: Int, height: Int) {
+  public static func rotate(_ rgb: [UInt8], width: Int, height: Int, quarterTurns: Int) -> (
+    rgb: [UInt8], width: Int, height: Int
+  ) {
     let k = ((quarterTurns % 4) + 4) % 4
     if k == 0 { return (rgb, width, height) }
     let (w, h) = k == 2 ? (width, height) : (height, width)

@@ -24,7 +24,8 @@ enum DetectorFixtures {
     var description: String { name }
 
     func loadImage() throws -> VisionImage {
-      try VisionImage(contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
+      try VisionImage(
+        contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }
 

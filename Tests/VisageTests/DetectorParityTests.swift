@@ -49,12 +49,15 @@ import VisageTestSupport
       ]
       let edgeError = zip(edges, expected).map { abs($0 - $1) }.max()!
       #expect(edgeError == 0, "\(fixture): box \(edges) vs \(expected)")
-      #expect(abs(ours.categories[0].score - theirs.score) <= 1e-6, "\(fixture): score \(ours.categories[0].score) vs \(theirs.score)")
+      #expect(
+        abs(ours.categories[0].score - theirs.score) <= 1e-6,
+        "\(fixture): score \(ours.categories[0].score) vs \(theirs.score)")
       let keypoints = ours.keypoints ?? []
       #expect(keypoints.count == 6)
-      let keypointError = zip(keypoints, theirs.keypoints).map { k, e in
-        max(abs(Double(k.location.x) - e.x), abs(Double(k.location.y) - e.y))
-      }.max() ?? .infinity
+      let keypointError =
+        zip(keypoints, theirs.keypoints).map { k, e in
+          max(abs(Double(k.location.x) - e.x), abs(Double(k.location.y) - e.y))
+        }.max() ?? .infinity
       #expect(keypointError <= 1e-6, "\(fixture): keypoints off by \(keypointError)")
     }
   }
@@ -63,7 +66,11 @@ import VisageTestSupport
 extension DetectorParityTests {
   /// The largest differences over every image case, printed for the README's parity table.
   @Test func worstCaseDifferences() throws {
-    var score: Float = 0, keypoint = 0.0, edge = 0, exactBoxes = 0, boxes = 0
+    var score: Float = 0
+    var keypoint = 0.0
+    var edge = 0
+    var exactBoxes = 0
+    var boxes = 0
     for fixture in Self.imageCases {
       let detector = try FaceDetector(
         options: FaceDetectorOptions(
@@ -77,13 +84,18 @@ extension DetectorParityTests {
           keypoint = max(keypoint, abs(Double(k.location.x) - e.x), abs(Double(k.location.y) - e.y))
         }
         let b = ours.boundingBox
-        let d = [Int(b.minX) - theirs.box[0], Int(b.minY) - theirs.box[1], Int(b.width) - theirs.box[2], Int(b.height) - theirs.box[3]].map(abs).max()!
+        let d = [
+          Int(b.minX) - theirs.box[0], Int(b.minY) - theirs.box[1], Int(b.width) - theirs.box[2],
+          Int(b.height) - theirs.box[3],
+        ].map(abs).max()!
         edge = max(edge, d)
         boxes += 1
         if d == 0 { exactBoxes += 1 }
       }
     }
-    print("detector parity over \(Self.imageCases.count) images: max score diff \(score), max keypoint diff \(keypoint), max box diff \(edge) px, \(exactBoxes)/\(boxes) boxes identical")
+    print(
+      "detector parity over \(Self.imageCases.count) images: max score diff \(score), max keypoint diff \(keypoint), max box diff \(edge) px, \(exactBoxes)/\(boxes) boxes identical"
+    )
     #expect(score <= 1e-3 && keypoint <= 1e-3 && edge <= 1)
   }
 }

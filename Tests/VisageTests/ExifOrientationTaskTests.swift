@@ -39,13 +39,18 @@ struct ExifOrientationTaskTests {
     let stored = try #require(try Self.detector.detect(image: image).detections.first)
     let upright = try #require(try Self.detector.detect(image: uprightImage).detections.first)
     // Opposite corners of the stored box are opposite corners of the upright one.
-    let a = stored.boundingBox, b = upright.boundingBox
-    let p = Self.upright(CGPoint(x: a.minX, y: a.minY), in: image), q = Self.upright(CGPoint(x: a.maxX, y: a.maxY), in: image)
+    let a = stored.boundingBox
+    let b = upright.boundingBox
+    let p = Self.upright(CGPoint(x: a.minX, y: a.minY), in: image)
+    let q = Self.upright(CGPoint(x: a.maxX, y: a.maxY), in: image)
     let turned = CGRect(x: min(p.x, q.x), y: min(p.y, q.y), width: abs(q.x - p.x), height: abs(q.y - p.y))
     let (boxBar, pointBar) = tag <= 2 ? (0.0, 1e-9) : (4.0, 3.5)
-    #expect(abs(turned.minX - b.minX) <= boxBar && abs(turned.minY - b.minY) <= boxBar && abs(turned.width - b.width) <= boxBar, "\(turned) vs \(b)")
+    #expect(
+      abs(turned.minX - b.minX) <= boxBar && abs(turned.minY - b.minY) <= boxBar
+        && abs(turned.width - b.width) <= boxBar, "\(turned) vs \(b)")
     for (k, (s, u)) in zip(stored.keypoints ?? [], upright.keypoints ?? []).enumerated() {
-      let p = Self.upright(CGPoint(x: s.location.x * Double(image.width), y: s.location.y * Double(image.height)), in: image)
+      let p = Self.upright(
+        CGPoint(x: s.location.x * Double(image.width), y: s.location.y * Double(image.height)), in: image)
       let q = CGPoint(x: u.location.x * Double(uprightImage.width), y: u.location.y * Double(uprightImage.height))
       #expect(abs(p.x - q.x) <= pointBar && abs(p.y - q.y) <= pointBar, "keypoint \(k): \(p) vs \(q)")
     }

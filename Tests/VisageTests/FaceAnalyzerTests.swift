@@ -9,14 +9,17 @@ import VisageTestSupport
 /// tracking IDs follow faces, and contours and landmarks sit on the features they name.
 @Suite struct FaceAnalyzerTests {
   static func options(_ mode: RunningMode = .image) -> FaceAnalyzerOptions {
-    var options = FaceAnalyzerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode)
+    var options = FaceAnalyzerOptions(
+      baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode)
     options.landmarkMode = .all
     options.contourMode = .all
     options.classificationMode = .all
     return options
   }
 
-  static func image(_ path: String) throws -> VisionImage { try VisionImage(contentsOfFile: Fixtures.fixturePath(path)) }
+  static func image(_ path: String) throws -> VisionImage {
+    try VisionImage(contentsOfFile: Fixtures.fixturePath(path))
+  }
 
   static func onlyFace(_ path: String, _ options: FaceAnalyzerOptions = options()) throws -> Face {
     let faces = try FaceAnalyzer(options: options).analyze(image: image(path))
@@ -51,7 +54,9 @@ import VisageTestSupport
   }
 
   @Test func modesDecideWhatIsComputed() throws {
-    let bare = try Self.onlyFace("images/astronaut.png", FaceAnalyzerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath)))
+    let bare = try Self.onlyFace(
+      "images/astronaut.png", FaceAnalyzerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    )
     #expect(bare.landmarks.isEmpty && bare.contours.isEmpty && bare.smilingProbability == nil)
     #expect(bare.leftEyeOpenProbability == nil && bare.trackingID == nil)
     let full = try Self.onlyFace("images/astronaut.png")
@@ -84,7 +89,9 @@ import VisageTestSupport
         var pixels = [UInt8](repeating: 200, count: 640 * 480 * 3)
         for y in 0..<180 {
           for x in 0..<180 {
-            for c in 0..<3 { pixels[((cy - 90 + y) * 640 + cx - 90 + x) * 3 + c] = source.pixels[((40 + y) * 512 + 134 + x) * 3 + c] }
+            for c in 0..<3 {
+              pixels[((cy - 90 + y) * 640 + cx - 90 + x) * 3 + c] = source.pixels[((40 + y) * 512 + 134 + x) * 3 + c]
+            }
           }
         }
         let face = try #require(try analyzer.analyze(image: VisionImage(width: 640, height: 480, rgb: pixels)).first)
@@ -100,7 +107,8 @@ import VisageTestSupport
     let angles: [Float] = [0, 6, 12, 18, 24, 30, 20, 10, 0, -10, -20, -30, -20, -10]
     let analyzer = try FaceAnalyzer(options: Self.options())
     let faces = try angles.indices.map { i in
-      try #require(try analyzer.analyze(image: Self.image(String(format: "landmarker/frames/rotate/%03d.jpg", i))).first)
+      try #require(
+        try analyzer.analyze(image: Self.image(String(format: "landmarker/frames/rotate/%03d.jpg", i))).first)
     }
     for (angle, face) in zip(angles, faces) {
       let turn = face.headEulerAngleZ - faces[0].headEulerAngleZ
@@ -114,24 +122,34 @@ import VisageTestSupport
     let turned = try #require(try analyzer.analyze(image: image).first)
     let mirrored = try #require(try analyzer.analyze(image: Self.mirror(image)).first)
     let straight = try #require(try analyzer.analyze(image: Self.image("images/astronaut.png")).first)
-    #expect(turned.headEulerAngleY > 5 && turned.headEulerAngleY > straight.headEulerAngleY + 5, "Y \(turned.headEulerAngleY), straight \(straight.headEulerAngleY)")
+    #expect(
+      turned.headEulerAngleY > 5 && turned.headEulerAngleY > straight.headEulerAngleY + 5,
+      "Y \(turned.headEulerAngleY), straight \(straight.headEulerAngleY)")
     #expect(mirrored.headEulerAngleY < -5, "mirror Y \(mirrored.headEulerAngleY)")
     #expect(abs(mirrored.headEulerAngleY + turned.headEulerAngleY) < 3)
     // The mirror also flips roll and keeps pitch.
-    #expect(abs(mirrored.headEulerAngleZ + turned.headEulerAngleZ) < 2 && abs(mirrored.headEulerAngleX - turned.headEulerAngleX) < 2)
+    #expect(
+      abs(mirrored.headEulerAngleZ + turned.headEulerAngleZ) < 2
+        && abs(mirrored.headEulerAngleX - turned.headEulerAngleX) < 2)
   }
 
   /// Stored pixels turned a quarter counter-clockwise with orientation `.right` describe the
   /// same upright picture: ML Kit's answers are about that picture.
   @Test func orientationIsUndone() throws {
     let upright = try Self.image("images/astronaut.png")
-    let stored = try VisionImage(width: upright.height, height: upright.width, rgb: Self.quarterTurnCounterClockwise(upright), orientation: .right)
+    let stored = try VisionImage(
+      width: upright.height, height: upright.width, rgb: Self.quarterTurnCounterClockwise(upright), orientation: .right)
     let analyzer = try FaceAnalyzer(options: Self.options())
     let a = try #require(try analyzer.analyze(image: upright).first)
     let b = try #require(try analyzer.analyze(image: stored).first)
-    #expect(abs(a.frame.minX - b.frame.minX) < 2 && abs(a.frame.minY - b.frame.minY) < 2 && abs(a.frame.width - b.frame.width) < 2, "\(a.frame) vs \(b.frame)")
-    #expect(abs(a.headEulerAngleZ - b.headEulerAngleZ) < 1.5 && abs(a.headEulerAngleY - b.headEulerAngleY) < 1.5 && abs(a.headEulerAngleX - b.headEulerAngleX) < 1.5)
-    let eye = try #require(b.landmark(ofType: .leftEye)).position, eye0 = try #require(a.landmark(ofType: .leftEye)).position
+    #expect(
+      abs(a.frame.minX - b.frame.minX) < 2 && abs(a.frame.minY - b.frame.minY) < 2
+        && abs(a.frame.width - b.frame.width) < 2, "\(a.frame) vs \(b.frame)")
+    #expect(
+      abs(a.headEulerAngleZ - b.headEulerAngleZ) < 1.5 && abs(a.headEulerAngleY - b.headEulerAngleY) < 1.5
+        && abs(a.headEulerAngleX - b.headEulerAngleX) < 1.5)
+    let eye = try #require(b.landmark(ofType: .leftEye)).position
+    let eye0 = try #require(a.landmark(ofType: .leftEye)).position
     #expect(abs(eye.x - eye0.x) < 2 && abs(eye.y - eye0.y) < 2)
   }
 
@@ -148,11 +166,15 @@ import VisageTestSupport
     let closed = try Self.onlyFace("analysis/eyes_closed.jpg")
     let oneClosed = try Self.onlyFace("analysis/left_eye_closed.jpg")
     let (openLeft, openRight) = (try #require(open.leftEyeOpenProbability), try #require(open.rightEyeOpenProbability))
-    let (closedLeft, closedRight) = (try #require(closed.leftEyeOpenProbability), try #require(closed.rightEyeOpenProbability))
+    let (closedLeft, closedRight) = (
+      try #require(closed.leftEyeOpenProbability), try #require(closed.rightEyeOpenProbability)
+    )
     #expect(openLeft > 0.9 && openRight > 0.9, "open eyes: \(openLeft), \(openRight)")
     #expect(closedLeft < 0.1 && closedRight < 0.1, "closed eyes: \(closedLeft), \(closedRight)")
     // Only the subject's left eye (on the image's right) is shut.
-    let (left, right) = (try #require(oneClosed.leftEyeOpenProbability), try #require(oneClosed.rightEyeOpenProbability))
+    let (left, right) = (
+      try #require(oneClosed.leftEyeOpenProbability), try #require(oneClosed.rightEyeOpenProbability)
+    )
     #expect(left < 0.5 && right > 0.9, "left eye shut: left \(left), right \(right)")
   }
 
@@ -177,7 +199,9 @@ import VisageTestSupport
     let analyzer = try FaceAnalyzer(options: options)
     var ids: [[Int]] = []
     for i in 0..<12 {
-      let faces = try analyzer.analyze(videoFrame: Self.image(String(format: "landmarker/frames/two_faces/%03d.jpg", i)), timestampInMilliseconds: i * 33)
+      let faces = try analyzer.analyze(
+        videoFrame: Self.image(String(format: "landmarker/frames/two_faces/%03d.jpg", i)),
+        timestampInMilliseconds: i * 33)
       // Sorted left to right so a face keeps its place in the list.
       ids.append(faces.sorted { $0.frame.midX < $1.frame.midX }.compactMap(\.trackingID))
     }
@@ -190,7 +214,9 @@ import VisageTestSupport
     let analyzer = try FaceAnalyzer(options: options)
     var ids: [Int?] = []
     for i in 0..<14 {
-      let faces = try analyzer.analyze(videoFrame: Self.image(String(format: "landmarker/frames/leave_return/%03d.jpg", i)), timestampInMilliseconds: i * 33)
+      let faces = try analyzer.analyze(
+        videoFrame: Self.image(String(format: "landmarker/frames/leave_return/%03d.jpg", i)),
+        timestampInMilliseconds: i * 33)
       #expect(faces.count <= 1)
       ids.append(faces.first?.trackingID)
     }
@@ -206,7 +232,9 @@ import VisageTestSupport
   @Test func contoursLieOnTheirFeatures() throws {
     let face = try Self.onlyFace("images/astronaut.png")
     func c(_ type: FaceContourType) throws -> [CGPoint] { try #require(face.contour(ofType: type)).points }
-    let oval = try c(.face), leftEye = try c(.leftEye), rightEye = try c(.rightEye)
+    let oval = try c(.face)
+    let leftEye = try c(.leftEye)
+    let rightEye = try c(.rightEye)
     // Closed outlines go clockwise in the image (positive shoelace area with y down).
     #expect(Self.signedArea(oval) > 0 && Self.signedArea(leftEye) > 0 && Self.signedArea(rightEye) > 0)
     // The face outline starts at the top of the forehead and holds every other point.
@@ -226,7 +254,8 @@ import VisageTestSupport
     // Lips from top to bottom; the nose between the eyes and the mouth.
     let lips = try [c(.upperLipTop)[5], c(.upperLipBottom)[4], c(.lowerLipTop)[4], c(.lowerLipBottom)[4]].map(\.y)
     #expect(lips == lips.sorted(), "\(lips)")
-    let bridge = try c(.noseBridge), bottom = try c(.noseBottom)
+    let bridge = try c(.noseBridge)
+    let bottom = try c(.noseBottom)
     #expect(bridge[0].y < bridge[1].y && abs(bridge[0].y - Self.mean(leftEye).y) < 10)
     #expect(bottom[0].x < bottom[1].x && bottom[1].x < bottom[2].x && bottom[1].y < lips[0])
     // Open outlines run from the subject's right (image left) to the subject's left.
@@ -240,7 +269,8 @@ import VisageTestSupport
   @Test func landmarksLieOnTheirFeatures() throws {
     let face = try Self.onlyFace("images/astronaut.png")
     func p(_ type: FaceLandmarkType) throws -> CGPoint { try #require(face.landmark(ofType: type)).position }
-    let leftEye = try #require(face.contour(ofType: .leftEye)).points, rightEye = try #require(face.contour(ofType: .rightEye)).points
+    let leftEye = try #require(face.contour(ofType: .leftEye)).points
+    let rightEye = try #require(face.contour(ofType: .rightEye)).points
     #expect(try Self.inside(p(.leftEye), leftEye) && Self.inside(p(.rightEye), rightEye))
     #expect(try p(.leftEar).x > p(.leftEye).x && p(.rightEar).x < p(.rightEye).x)
     #expect(try p(.mouthLeft).x > p(.mouthRight).x)
@@ -267,7 +297,8 @@ import VisageTestSupport
   // MARK: Helpers
 
   static func mean(_ points: [CGPoint]) -> CGPoint {
-    CGPoint(x: points.map(\.x).reduce(0, +) / CGFloat(points.count), y: points.map(\.y).reduce(0, +) / CGFloat(points.count))
+    CGPoint(
+      x: points.map(\.x).reduce(0, +) / CGFloat(points.count), y: points.map(\.y).reduce(0, +) / CGFloat(points.count))
   }
 
   static func signedArea(_ polygon: [CGPoint]) -> CGFloat {
@@ -287,7 +318,9 @@ import VisageTestSupport
     let image = try image(path)
     let landmarker = try FaceLandmarker(modelPath: BundledModel.taskBundlePath)
     let mesh = try #require(try landmarker.detect(image: image).faceLandmarks.first)
-    func pixel(_ i: Int) -> CGPoint { CGPoint(x: Double(mesh[i].x) * Double(image.width), y: Double(mesh[i].y) * Double(image.height)) }
+    func pixel(_ i: Int) -> CGPoint {
+      CGPoint(x: Double(mesh[i].x) * Double(image.width), y: Double(mesh[i].y) * Double(image.height))
+    }
     return (pixel(473), pixel(468))
   }
 
@@ -295,7 +328,9 @@ import VisageTestSupport
     var pixels = image.pixels
     for y in 0..<image.height {
       for x in 0..<image.width {
-        for c in 0..<3 { pixels[(y * image.width + x) * 3 + c] = image.pixels[(y * image.width + image.width - 1 - x) * 3 + c] }
+        for c in 0..<3 {
+          pixels[(y * image.width + x) * 3 + c] = image.pixels[(y * image.width + image.width - 1 - x) * 3 + c]
+        }
       }
     }
     return try VisionImage(width: image.width, height: image.height, rgb: pixels)

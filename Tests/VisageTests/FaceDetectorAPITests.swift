@@ -86,7 +86,9 @@ struct FaceDetectorAPITests {
     for t in 0..<6 { try detector.detectAsync(image: Self.astronaut, timestampInMilliseconds: t * 33) }
     // Handing frames over never waits for inference.
     #expect(ContinuousClock.now - start < .seconds(1))
-    #expect(throws: VisionTaskError.self) { try detector.detectAsync(image: Self.astronaut, timestampInMilliseconds: 165) }
+    #expect(throws: VisionTaskError.self) {
+      try detector.detectAsync(image: Self.astronaut, timestampInMilliseconds: 165)
+    }
     gate.signal()
     detector.waitUntilIdle()
     // Frame 0 was in flight; 33...132 each waited and were replaced; 165 ran last.

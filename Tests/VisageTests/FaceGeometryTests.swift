@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import VisageTestSupport
 import VisageTFLite
+import VisageTestSupport
 
 @testable import Visage
 
@@ -77,14 +77,16 @@ private enum Wire {
     bytes += tag(15, 0) + varint(300) + tag(16, 1) + [UInt8](repeating: 7, count: 8) + tag(17, 5) + fixed32(1)
     bytes += message(1, mesh + message(9, [1, 2, 3]))
     for landmark in metadata.procrustesLandmarkBasis {
-      bytes += message(2, tag(1, 0) + varint(UInt64(landmark.landmarkID)) + tag(2, 5) + fixed32(landmark.weight.bitPattern))
+      bytes += message(
+        2, tag(1, 0) + varint(UInt64(landmark.landmarkID)) + tag(2, 5) + fixed32(landmark.weight.bitPattern))
     }
     return bytes
   }
 }
 
 @Suite struct FaceGeometryTests {
-  static let metadata: GeometryPipelineMetadata? = try? GeometryPipelineMetadata(bytes: GeometryFixtures.metadataBytes())
+  static let metadata: GeometryPipelineMetadata? = try? GeometryPipelineMetadata(
+    bytes: GeometryFixtures.metadataBytes())
 
   // MARK: Metadata
 
@@ -151,7 +153,9 @@ private enum Wire {
     refuses({ $0.procrustesLandmarkBasis[5].weight = .infinity }, "infinite weight")
     // Metadata MediaPipe accepts but whose every fit would fail: refused by the pipeline.
     var weightless = metadata
-    weightless.procrustesLandmarkBasis = metadata.procrustesLandmarkBasis.map { .init(landmarkID: $0.landmarkID, weight: 0) }
+    weightless.procrustesLandmarkBasis = metadata.procrustesLandmarkBasis.map {
+      .init(landmarkID: $0.landmarkID, weight: 0)
+    }
     #expect(throws: FaceGeometryError.self, "zero total weight") {
       try FaceGeometry(metadata: Wire.metadata(weightless, packed: true))
     }
@@ -168,7 +172,9 @@ private enum Wire {
 
     var wideCamera = GeometryEnvironment.faceLandmarker
     wideCamera.verticalFOVDegrees = 180
-    #expect(throws: FaceGeometryError.self, "180° field of view") { try FaceGeometry(metadata: metadata, environment: wideCamera) }
+    #expect(throws: FaceGeometryError.self, "180° field of view") {
+      try FaceGeometry(metadata: metadata, environment: wideCamera)
+    }
     var flatCamera = GeometryEnvironment.faceLandmarker
     flatCamera.farPlane = flatCamera.nearPlane
     #expect(throws: FaceGeometryError.self, "far plane at the near plane") {
@@ -290,7 +296,8 @@ private enum Wire {
     let geometry = try FaceGeometry(metadata: metadata)
     let fixture = try #require(GeometryFixtures.cases.first)
     let flat = try #require(fixture.faces.first).points.map { SIMD3($0.x, $0.y, 0) }
-    let matrix = try #require(geometry.transformationMatrix(landmarks: flat, imageWidth: fixture.width, imageHeight: fixture.height))
+    let matrix = try #require(
+      geometry.transformationMatrix(landmarks: flat, imageWidth: fixture.width, imageHeight: fixture.height))
     var linear = Matrix3.zero
     for row in 0..<3 { for column in 0..<3 { linear[row, column] = matrix[row, column] } }
     let gram = linear.transposed * linear

@@ -51,18 +51,25 @@ struct FaceLandmarkerAPITests {
         try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: bad)
       }
     }
-    #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: range.lowerBound).faceLandmarks.count == 1)
-    #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: range.upperBound).faceLandmarks.count == 1)
+    #expect(
+      try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: range.lowerBound).faceLandmarks.count == 1)
+    #expect(
+      try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: range.upperBound).faceLandmarks.count == 1)
   }
 
   @Test func liveStreamNeedsExactlyItsDelegate() throws {
-    #expect(throws: VisionTaskError.missingLiveStreamDelegate) { try FaceLandmarker(options: Self.options(.liveStream)) }
+    #expect(throws: VisionTaskError.missingLiveStreamDelegate) {
+      try FaceLandmarker(options: Self.options(.liveStream))
+    }
     var options = Self.options(.video)
     options.liveStreamHandler = { _, _, _ in }
     #expect(throws: VisionTaskError.unexpectedLiveStreamDelegate) { try FaceLandmarker(options: options) }
   }
 
-  @Test(arguments: [(0, Float(0.5), Float(0.5), Float(0.5)), (1, 1.5, 0.5, 0.5), (1, 0.5, -0.1, 0.5), (1, 0.5, 0.5, .nan), (-3, 0.5, 0.5, 0.5)])
+  @Test(arguments: [
+    (0, Float(0.5), Float(0.5), Float(0.5)), (1, 1.5, 0.5, 0.5), (1, 0.5, -0.1, 0.5), (1, 0.5, 0.5, .nan),
+    (-3, 0.5, 0.5, 0.5),
+  ])
   func outOfRangeOptionsAreRefused(_ numFaces: Int, _ detection: Float, _ presence: Float, _ tracking: Float) {
     var options = Self.options()
     options.numFaces = numFaces
@@ -87,13 +94,17 @@ struct FaceLandmarkerAPITests {
     let noBlendshapes = try #require(throws: VisionTaskError.self) { try FaceLandmarker(options: options) }
     #expect("\(noBlendshapes)".contains("face_blendshapes.tflite"))
     // Without the geometry metadata there can be no transformation matrices.
-    options.baseOptions.modelAssetPath = try TaskBundleFixture.write(dropping: ["geometry_pipeline_metadata_landmarks.binarypb"])
+    options.baseOptions.modelAssetPath = try TaskBundleFixture.write(dropping: [
+      "geometry_pipeline_metadata_landmarks.binarypb"
+    ])
     options.outputFaceBlendshapes = false
     options.outputFacialTransformationMatrixes = true
     #expect(throws: VisionTaskError.self) { try FaceLandmarker(options: options) }
     // A truncated bundle, and a detector that is not one.
     let bytes = try Fixtures.taskBundleBytes()
-    let truncated = FileManager.default.temporaryDirectory.appendingPathComponent("visage-truncated-\(UUID().uuidString).task").path
+    let truncated = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "visage-truncated-\(UUID().uuidString).task"
+    ).path
     FileManager.default.createFile(atPath: truncated, contents: Data(bytes.prefix(bytes.count / 3)))
     #expect(throws: VisionTaskError.self) { try FaceLandmarker(modelPath: truncated) }
     options = Self.options()
@@ -118,7 +129,9 @@ struct FaceLandmarkerAPITests {
     }
     let landmarker = try FaceLandmarker(options: options)
     for t in 0..<6 { try landmarker.detectAsync(image: Self.astronaut, timestampInMilliseconds: t * 33) }
-    #expect(throws: VisionTaskError.self) { try landmarker.detectAsync(image: Self.astronaut, timestampInMilliseconds: 165) }
+    #expect(throws: VisionTaskError.self) {
+      try landmarker.detectAsync(image: Self.astronaut, timestampInMilliseconds: 165)
+    }
     gate.signal()
     landmarker.waitUntilIdle()
     #expect(received.value == [0, 165])
@@ -200,7 +213,9 @@ struct FaceLandmarkerAPITests {
     let (a, b) = (try FaceLandmarker(options: mediaPipe), try FaceLandmarker(options: everyFace))
     for frame in one.frames {
       let image = try frame.loadImage()
-      #expect(try a.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs) == b.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs))
+      #expect(
+        try a.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs)
+          == b.detect(videoFrame: image, timestampInMilliseconds: frame.timestampMs))
     }
   }
 
@@ -209,7 +224,8 @@ struct FaceLandmarkerAPITests {
   private func jitter(_ a: [[NormalizedLandmark]], _ b: [[NormalizedLandmark]]) -> Float {
     var total: Float = 0
     for (fa, fb) in zip(a, b) {
-      let ca = centre(fa), cb = centre(fb)
+      let ca = centre(fa)
+      let cb = centre(fb)
       for (p, q) in zip(fa, fb) { total += hypot((p.x - ca.0) - (q.x - cb.0), (p.y - ca.1) - (q.y - cb.1)) }
     }
     return total
@@ -237,7 +253,9 @@ struct FaceLandmarkerAPITests {
 enum TaskBundleFixture {
   static func write(dropping names: Set<String>) throws -> String {
     let bundle = try TaskBundle(bytes: Fixtures.taskBundleBytes())
-    let kept = try bundle.entryNames.filter { !names.contains($0) }.map { ZipWriter.Entry(name: $0, data: try bundle.data(named: $0)) }
+    let kept = try bundle.entryNames.filter { !names.contains($0) }.map {
+      ZipWriter.Entry(name: $0, data: try bundle.data(named: $0))
+    }
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(UUID().uuidString).task").path
     FileManager.default.createFile(atPath: path, contents: Data(ZipWriter.archive(kept)))
     return path

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import Visage
 import VisageImageIO
 import VisageTestSupport
+
+@testable import Visage
 
 /// The wider searches of issue 16: all scales (`searchesAllScales`, `--range all`) and any
 /// rotation (`searchesAnyRotation`, `--any-rotation`). MediaPipe has neither, so the checks are
@@ -69,7 +70,8 @@ import VisageTestSupport
     let errors = zip(upright, turned).map { u, t in
       hypot(Double(1 - u.x - t.x), Double(1 - u.y - t.y)) * 512
     }
-    let mean = errors.reduce(0, +) / Double(errors.count), worst = errors.max() ?? 0
+    let mean = errors.reduce(0, +) / Double(errors.count)
+    let worst = errors.max() ?? 0
     print("upside-down landmarks: mean \(mean) px, largest \(worst) px")
     #expect(mean < 2.5 && worst < 6, "mean \(mean) px, largest \(worst) px")
   }
@@ -82,7 +84,9 @@ import VisageTestSupport
     let truth = try JSONDecoder().decode(
       CrowdTruth.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/truth.json")))
     let detector = try FaceDetector(options: Self.detectorOptions())
-    var found = 0, counted = 0, falsePositives = 0
+    var found = 0
+    var counted = 0
+    var falsePositives = 0
     for entry in truth.images {
       let image = try VisionImage(contentsOfFile: directory + "/" + entry.file)
       let boxes = try detector.detect(image: image).detections.map(\.boundingBox)
@@ -123,8 +127,10 @@ struct CrowdTruth: Decodable {
         pairs.append((inter / (Double(truth.width * truth.height + b.width * b.height) - inter), i, j))
       }
     }
-    var found = Set<Int>(), used = Set<Int>()
-    for (overlap, i, j) in pairs.sorted(by: { $0.0 > $1.0 }) where overlap >= 0.5 && !found.contains(i) && !used.contains(j) {
+    var found = Set<Int>()
+    var used = Set<Int>()
+    for (overlap, i, j) in pairs.sorted(by: { $0.0 > $1.0 })
+    where overlap >= 0.5 && !found.contains(i) && !used.contains(j) {
       found.insert(i)
       used.insert(j)
     }

@@ -55,7 +55,10 @@ import VisageTestSupport
     let faces = try FaceLandmarker(options: options).detect(image: image).faceLandmarks
     #expect(faces.count == truth.count)
     let centres = faces.map { face in
-      (Double(face.map(\.x).reduce(0, +)) / 478 * Double(image.width), Double(face.map(\.y).reduce(0, +)) / 478 * Double(image.height))
+      (
+        Double(face.map(\.x).reduce(0, +)) / 478 * Double(image.width),
+        Double(face.map(\.y).reduce(0, +)) / 478 * Double(image.height)
+      )
     }
     for box in truth {
       let inside = centres.filter { c in
@@ -66,7 +69,9 @@ import VisageTestSupport
   }
 
   private func iou(_ box: CGRect, _ truth: [Int]) -> Double {
-    let t = (x0: Double(truth[0]), y0: Double(truth[1]), x1: Double(truth[0] + truth[2]), y1: Double(truth[1] + truth[3]))
+    let t = (
+      x0: Double(truth[0]), y0: Double(truth[1]), x1: Double(truth[0] + truth[2]), y1: Double(truth[1] + truth[3])
+    )
     let iw = max(0, min(box.maxX, t.x1) - max(box.minX, t.x0))
     let ih = max(0, min(box.maxY, t.y1) - max(box.minY, t.y0))
     let union = box.width * box.height + Double(truth[2] * truth[3]) - iw * ih

@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-@testable import Visage
 import VisageImageIO
 import VisageRuntime
 import VisageTFLite
 import VisageTestSupport
+
+@testable import Visage
 
 /// Replays every input the fuzzers once crashed on (`Tests/Fixtures/fuzz/<target>/`, see
 /// `Tools/fuzz.sh`) through the same calls the harnesses in `Fuzz/` make, in a normal build:
@@ -29,7 +30,9 @@ struct FuzzRegressionTests {
 
   @Test func model() throws {
     for (_, bytes) in try Self.inputs("model") {
-      guard let model = try? TFLiteModel(bytes: bytes), let interpreter = try? Interpreter(graph: model.graph) else { continue }
+      guard let model = try? TFLiteModel(bytes: bytes), let interpreter = try? Interpreter(graph: model.graph) else {
+        continue
+      }
       if interpreter.shapes.reduce(0, { $0 + $1.value.count }) <= 1 << 22 { interpreter.invoke() }
     }
   }
@@ -49,7 +52,9 @@ struct FuzzRegressionTests {
     defer { unlink(path) }
     for (_, bytes) in try Self.inputs("y4m") {
       try Data(bytes).write(to: URL(fileURLWithPath: path))
-      guard let reader = try? Y4MReader(contentsOfFile: path, limits: ImageLimits(maximumPixels: 1 << 20)) else { continue }
+      guard let reader = try? Y4MReader(contentsOfFile: path, limits: ImageLimits(maximumPixels: 1 << 20)) else {
+        continue
+      }
       for _ in 0..<8 {
         guard let frame = try? reader.nextFrame() else { break }
         #expect(frame.width == reader.width && frame.height == reader.height)

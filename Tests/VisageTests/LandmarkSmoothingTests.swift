@@ -47,7 +47,8 @@ import VisageTestSupport
         points, timestampInMilliseconds: raw.timestampMs, imageWidth: sequence.width, imageHeight: sequence.height)
       let theirs = try #require(expected.faces.first).landmarks
       let mismatches = zip(smoothed, theirs).filter { $0 != $1 }.count
-      #expect(mismatches == 0, "\(sequence.name) at \(raw.timestampMs) ms: \(mismatches) of \(theirs.count) landmarks differ")
+      #expect(
+        mismatches == 0, "\(sequence.name) at \(raw.timestampMs) ms: \(mismatches) of \(theirs.count) landmarks differ")
     }
   }
 }

@@ -19,7 +19,8 @@ enum LandmarkerFixtures {
     var faces: [Face]
 
     func loadImage() throws -> VisionImage {
-      try VisionImage(contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
+      try VisionImage(
+        contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }
 
@@ -56,7 +57,9 @@ enum LandmarkerFixtures {
   private static func faces(_ list: Any?) -> [Face] {
     ((list as? [[String: Any]]) ?? []).map { f in
       Face(
-        landmarks: (f["landmarks"] as! [[NSNumber]]).map { SIMD3($0[0].floatValue, $0[1].floatValue, $0[2].floatValue) },
+        landmarks: (f["landmarks"] as! [[NSNumber]]).map {
+          SIMD3($0[0].floatValue, $0[1].floatValue, $0[2].floatValue)
+        },
         blendshapes: (f["blendshapes"] as! [[Any]]).map { ($0[0] as! String, float($0[1])) },
         matrix: (f["transformationMatrix"] as! [[NSNumber]]).map { $0.map(\.floatValue) })
     }
@@ -72,12 +75,22 @@ enum LandmarkerFixtures {
   }
 
   static let imageCases: [Case] = ((json["cases"] as? [[String: Any]]) ?? []).map { c in
-    makeCase(c, frames: [Frame(image: c["image"] as! String, timestampMs: 0, rotationDegrees: c["rotationDegrees"] as? Int ?? 0, faces: faces(c["faces"]))])
+    makeCase(
+      c,
+      frames: [
+        Frame(
+          image: c["image"] as! String, timestampMs: 0, rotationDegrees: c["rotationDegrees"] as? Int ?? 0,
+          faces: faces(c["faces"]))
+      ])
   }
 
   static let sequences: [Case] = ((json["sequences"] as? [[String: Any]]) ?? []).map { s in
-    makeCase(s, frames: (s["frames"] as! [[String: Any]]).map { f in
-      Frame(image: f["image"] as! String, timestampMs: f["timestampMs"] as! Int, rotationDegrees: 0, faces: faces(f["faces"]))
-    })
+    makeCase(
+      s,
+      frames: (s["frames"] as! [[String: Any]]).map { f in
+        Frame(
+          image: f["image"] as! String, timestampMs: f["timestampMs"] as! Int, rotationDegrees: 0,
+          faces: faces(f["faces"]))
+      })
   }
 }

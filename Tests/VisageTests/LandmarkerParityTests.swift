@@ -9,7 +9,9 @@ import VisageTestSupport
 @Suite struct LandmarkerParityTests {
   /// The fixture is committed; a missing one fails here rather than skipping the suite.
   @Test func fixturesArePresent() {
-    #expect(!LandmarkerFixtures.imageCases.isEmpty && !LandmarkerFixtures.sequences.isEmpty, "Tests/Fixtures/landmarker/mediapipe.json is missing or empty")
+    #expect(
+      !LandmarkerFixtures.imageCases.isEmpty && !LandmarkerFixtures.sequences.isEmpty,
+      "Tests/Fixtures/landmarker/mediapipe.json is missing or empty")
   }
 
   /// Differences from MediaPipe: per image or frame from `compare`, or the worst over many.
@@ -43,7 +45,9 @@ import VisageTestSupport
       // MediaPipe does the same to itself: one pixel of frame 0 changed by one level moves
       // its later frames by up to 8.0e-4 in landmarks and 1.5e-2 in blendshapes
       // (Tools/mediapipe_video_sensitivity.py).
-      #expect(errors.meanXY <= 1e-4 && errors.maxXY <= 2e-3 && errors.maxBlendshape <= 2.5e-2, "\(fixture) at \(frame.timestampMs) ms: \(errors)")
+      #expect(
+        errors.meanXY <= 1e-4 && errors.maxXY <= 2e-3 && errors.maxBlendshape <= 2.5e-2,
+        "\(fixture) at \(frame.timestampMs) ms: \(errors)")
     }
   }
 
@@ -62,47 +66,68 @@ import VisageTestSupport
     for fixture in LandmarkerFixtures.imageCases {
       let result = try FaceLandmarker(options: fixture.options(.image)).detect(image: fixture.frames[0].loadImage())
       let e = Self.compare(result, fixture.frames[0], "\(fixture)")
-      all.maxXY = max(all.maxXY, e.maxXY); all.maxZ = max(all.maxZ, e.maxZ); all.maxBlendshape = max(all.maxBlendshape, e.maxBlendshape)
-      all.maxRotation = max(all.maxRotation, e.maxRotation); all.maxTranslation = max(all.maxTranslation, e.maxTranslation)
-      sumMean += e.meanXY * Double(e.faces); all.faces += e.faces
+      all.maxXY = max(all.maxXY, e.maxXY)
+      all.maxZ = max(all.maxZ, e.maxZ)
+      all.maxBlendshape = max(all.maxBlendshape, e.maxBlendshape)
+      all.maxRotation = max(all.maxRotation, e.maxRotation)
+      all.maxTranslation = max(all.maxTranslation, e.maxTranslation)
+      sumMean += e.meanXY * Double(e.faces)
+      all.faces += e.faces
     }
     var video = Errors()
     var videoSum = 0.0
     for fixture in LandmarkerFixtures.sequences {
       let landmarker = try FaceLandmarker(options: fixture.options(.video))
       for frame in fixture.frames {
-        let e = Self.compare(try landmarker.detect(videoFrame: frame.loadImage(), timestampInMilliseconds: frame.timestampMs), frame, fixture.name)
-        video.maxXY = max(video.maxXY, e.maxXY); video.maxZ = max(video.maxZ, e.maxZ); video.maxBlendshape = max(video.maxBlendshape, e.maxBlendshape)
-        video.maxRotation = max(video.maxRotation, e.maxRotation); video.maxTranslation = max(video.maxTranslation, e.maxTranslation)
-        videoSum += e.meanXY * Double(e.faces); video.faces += e.faces
+        let e = Self.compare(
+          try landmarker.detect(videoFrame: frame.loadImage(), timestampInMilliseconds: frame.timestampMs), frame,
+          fixture.name)
+        video.maxXY = max(video.maxXY, e.maxXY)
+        video.maxZ = max(video.maxZ, e.maxZ)
+        video.maxBlendshape = max(video.maxBlendshape, e.maxBlendshape)
+        video.maxRotation = max(video.maxRotation, e.maxRotation)
+        video.maxTranslation = max(video.maxTranslation, e.maxTranslation)
+        videoSum += e.meanXY * Double(e.faces)
+        video.faces += e.faces
       }
     }
     all.meanXY = sumMean / Double(max(all.faces, 1))
     video.meanXY = videoSum / Double(max(video.faces, 1))
-    print("landmarker parity, image mode: \(all.faces) faces, mean xy \(all.meanXY), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation)")
-    print("landmarker parity, video mode: \(video.faces) faces, mean xy \(video.meanXY), max xy \(video.maxXY), max z \(video.maxZ), max blendshape \(video.maxBlendshape), max rotation \(video.maxRotation), max translation \(video.maxTranslation)")
+    print(
+      "landmarker parity, image mode: \(all.faces) faces, mean xy \(all.meanXY), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation)"
+    )
+    print(
+      "landmarker parity, video mode: \(video.faces) faces, mean xy \(video.meanXY), max xy \(video.maxXY), max z \(video.maxZ), max blendshape \(video.maxBlendshape), max rotation \(video.maxRotation), max translation \(video.maxTranslation)"
+    )
     #expect(all.faces == 21 && video.faces == 83, "faces: image \(all.faces), video \(video.faces)")
     #expect(all.meanXY <= 2.3e-6 && all.maxXY <= 6e-5 && all.maxZ <= 8.4e-5, "image mode: \(all)")
     #expect(all.maxBlendshape <= 1.65e-3 && all.maxRotation <= 4e-4 && all.maxTranslation <= 6e-3, "image mode: \(all)")
     #expect(video.meanXY <= 2.05e-5 && video.maxXY <= 9.4e-4 && video.maxZ <= 3.2e-4, "video mode: \(video)")
-    #expect(video.maxBlendshape <= 2.5e-2 && video.maxRotation <= 1.4e-3 && video.maxTranslation <= 1.47e-2, "video mode: \(video)")
+    #expect(
+      video.maxBlendshape <= 2.5e-2 && video.maxRotation <= 1.4e-3 && video.maxTranslation <= 1.47e-2,
+      "video mode: \(video)")
   }
 
   static func compare(_ result: FaceLandmarkerResult, _ frame: LandmarkerFixtures.Frame, _ label: String) -> Errors {
     var errors = Errors()
     #expect(result.faceLandmarks.count == frame.faces.count, "\(label): face count")
     guard result.faceLandmarks.count == frame.faces.count else { return errors }
-    var sum = 0.0, count = 0
+    var sum = 0.0
+    var count = 0
     for (i, face) in frame.faces.enumerated() {
       for (ours, theirs) in zip(result.faceLandmarks[i], face.landmarks) {
-        let dx = abs(Double(ours.x) - Double(theirs.x)), dy = abs(Double(ours.y) - Double(theirs.y))
-        sum += dx + dy; count += 2
+        let dx = abs(Double(ours.x) - Double(theirs.x))
+        let dy = abs(Double(ours.y) - Double(theirs.y))
+        sum += dx + dy
+        count += 2
         errors.maxXY = max(errors.maxXY, dx, dy)
         errors.maxZ = max(errors.maxZ, abs(Double(ours.z) - Double(theirs.z)))
       }
       let matrix = result.facialTransformationMatrixes[i]
       for r in 0..<3 {
-        for c in 0..<3 { errors.maxRotation = max(errors.maxRotation, abs(Double(matrix[r, c]) - Double(face.matrix[r][c]))) }
+        for c in 0..<3 {
+          errors.maxRotation = max(errors.maxRotation, abs(Double(matrix[r, c]) - Double(face.matrix[r][c])))
+        }
         errors.maxTranslation = max(errors.maxTranslation, abs(Double(matrix[r, 3]) - Double(face.matrix[r][3])))
       }
       // The matrix: rotation within 2e-3, translation 0.05 cm. Image mode stays under 4e-4 here

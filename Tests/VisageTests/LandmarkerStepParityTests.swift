@@ -31,9 +31,13 @@ import VisageTestSupport
     mutating func merge(_ e: Errors) {
       meanXY = (meanXY * Double(steps) + e.meanXY * Double(e.steps)) / Double(max(steps + e.steps, 1))
       rawMeanXY = (rawMeanXY * Double(steps) + e.rawMeanXY * Double(e.steps)) / Double(max(steps + e.steps, 1))
-      maxXY = max(maxXY, e.maxXY); maxZ = max(maxZ, e.maxZ); maxBlendshape = max(maxBlendshape, e.maxBlendshape)
-      maxRotation = max(maxRotation, e.maxRotation); maxTranslation = max(maxTranslation, e.maxTranslation)
-      rawMaxXY = max(rawMaxXY, e.rawMaxXY); rawMaxZ = max(rawMaxZ, e.rawMaxZ)
+      maxXY = max(maxXY, e.maxXY)
+      maxZ = max(maxZ, e.maxZ)
+      maxBlendshape = max(maxBlendshape, e.maxBlendshape)
+      maxRotation = max(maxRotation, e.maxRotation)
+      maxTranslation = max(maxTranslation, e.maxTranslation)
+      rawMaxXY = max(rawMaxXY, e.rawMaxXY)
+      rawMaxZ = max(rawMaxZ, e.rawMaxZ)
       steps += e.steps
     }
   }
@@ -69,12 +73,17 @@ import VisageTestSupport
     return results
   }
 
-  static func compare(_ ours: LandmarkerPipeline.Face, _ theirs: LandmarkerFixtures.Face, raw theirRaw: [SIMD3<Float>]) throws -> Errors {
+  static func compare(_ ours: LandmarkerPipeline.Face, _ theirs: LandmarkerFixtures.Face, raw theirRaw: [SIMD3<Float>])
+    throws -> Errors
+  {
     var e = Errors(steps: 1)
     func points(_ a: [SIMD3<Float>], _ b: [SIMD3<Float>]) -> (mean: Double, maxXY: Double, maxZ: Double) {
-      var sum = 0.0, maxXY = 0.0, maxZ = 0.0
+      var sum = 0.0
+      var maxXY = 0.0
+      var maxZ = 0.0
       for (p, q) in zip(a, b) {
-        let dx = abs(Double(p.x) - Double(q.x)), dy = abs(Double(p.y) - Double(q.y))
+        let dx = abs(Double(p.x) - Double(q.x))
+        let dy = abs(Double(p.y) - Double(q.y))
         sum += dx + dy
         maxXY = max(maxXY, dx, dy)
         maxZ = max(maxZ, abs(Double(p.z) - Double(q.z)))
@@ -101,7 +110,8 @@ import VisageTestSupport
   func oneStepMatchesMediaPipe(_ sequence: LandmarkSmoothingTests.Sequence) throws {
     for (timestamp, e) in try Self.steps(sequence) {
       #expect(
-        e.meanXY <= 1e-4 && e.maxXY <= 2e-3 && e.maxBlendshape <= 5e-3 && e.maxRotation <= 1e-3 && e.maxTranslation <= 0.05,
+        e.meanXY <= 1e-4 && e.maxXY <= 2e-3 && e.maxBlendshape <= 5e-3 && e.maxRotation <= 1e-3
+          && e.maxTranslation <= 0.05,
         "\(sequence.name) at \(timestamp) ms: \(e)")
       // Only inference differs on a step's raw landmarks (XNNPACK against reference kernels).
       #expect(e.rawMeanXY <= 1e-5 && e.rawMaxXY <= 1e-4, "\(sequence.name) at \(timestamp) ms, raw: \(e)")
@@ -124,7 +134,9 @@ import VisageTestSupport
     #expect(all.meanXY <= 7e-8 && all.maxXY <= 2.4e-6 && all.maxZ <= 3.4e-6, "\(all)")
     #expect(all.maxBlendshape <= 1.25e-4 && all.maxRotation <= 4.7e-6 && all.maxTranslation <= 1.8e-4, "\(all)")
     #expect(all.rawMeanXY <= 8.2e-8 && all.rawMaxXY <= 3.2e-6 && all.rawMaxZ <= 4e-6, "\(all)")
-    print("landmarker parity, video one step: \(all.steps) steps, mean xy \(all.meanXY), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation); raw mean xy \(all.rawMeanXY), raw max xy \(all.rawMaxXY), raw max z \(all.rawMaxZ)")
+    print(
+      "landmarker parity, video one step: \(all.steps) steps, mean xy \(all.meanXY), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation); raw mean xy \(all.rawMeanXY), raw max xy \(all.rawMaxXY), raw max z \(all.rawMaxZ)"
+    )
   }
 }
 

@@ -54,7 +54,8 @@ struct LiveStreamStressTests {
         if log.released { log.callbacksAfterRelease += 1 }
         if let error { log.problems.append("frame \(timestamp) failed: \(error)") }
         if let result, result.timestampInMilliseconds != timestamp || result.faceLandmarks.count != 1 {
-          log.problems.append("frame \(timestamp): result for \(result.timestampInMilliseconds) with \(result.faceLandmarks.count) faces")
+          log.problems.append(
+            "frame \(timestamp): result for \(result.timestampInMilliseconds) with \(result.faceLandmarks.count) faces")
         }
         // Read last, as the callback returns: the runner picks its next frame after this.
         log.delivered.append((timestamp, log.accepted.last ?? -1))
@@ -89,7 +90,8 @@ struct LiveStreamStressTests {
 
     log.lock.withLock {
       #expect(log.problems.isEmpty, "\(log.problems.prefix(5))")
-      #expect(log.callbacksAfterRelease == 0, "\(log.callbacksAfterRelease) callbacks after the landmarker was released")
+      #expect(
+        log.callbacksAfterRelease == 0, "\(log.callbacksAfterRelease) callbacks after the landmarker was released")
       let accepted = Set(log.accepted)
       #expect(log.accepted.count > 4 && log.delivered.count >= 2)
       for (i, delivery) in log.delivered.enumerated() {
@@ -102,10 +104,13 @@ struct LiveStreamStressTests {
         if previous.newestAccepted > previous.timestamp {
           #expect(
             delivery.timestamp >= previous.newestAccepted,
-            "frame \(previous.newestAccepted) was waiting when \(previous.timestamp) finished, but \(delivery.timestamp) came next")
+            "frame \(previous.newestAccepted) was waiting when \(previous.timestamp) finished, but \(delivery.timestamp) came next"
+          )
         }
       }
-      print("live-stream stress: \(Self.seconds) s, \(log.accepted.count) frames handed over by 4 threads, \(log.delivered.count) delivered")
+      print(
+        "live-stream stress: \(Self.seconds) s, \(log.accepted.count) frames handed over by 4 threads, \(log.delivered.count) delivered"
+      )
     }
   }
 }

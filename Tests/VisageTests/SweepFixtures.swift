@@ -36,9 +36,12 @@ enum SweepFixtures {
       let source = try SweepFixtures.photo(photo)
       let resized = SweepImages.resize(source.pixels, width: source.width, height: source.height, to: width, height)
       let turned = SweepImages.rotate(resized, width: width, height: height, quarterTurns: rotationDegrees / 90)
-      guard SweepImages.crc32(turned.rgb) == crc32 else { throw FixtureError.unreadable("\(self): pixels differ from the script's") }
+      guard SweepImages.crc32(turned.rgb) == crc32 else {
+        throw FixtureError.unreadable("\(self): pixels differ from the script's")
+      }
       return try VisionImage(
-        width: turned.width, height: turned.height, rgb: turned.rgb, orientation: .init(mediaPipeRotation: rotationDegrees))
+        width: turned.width, height: turned.height, rgb: turned.rgb,
+        orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }
 
@@ -63,7 +66,8 @@ enum SweepFixtures {
       name: c["name"] as! String, photo: c["photo"] as! String, width: c["width"] as! Int, height: c["height"] as! Int,
       rotationDegrees: c["rotationDegrees"] as! Int, crc32: UInt32((c["crc32"] as! NSNumber).uint64Value),
       detections: (c["detections"] as! [[String: Any]]).map {
-        Detection(box: $0["box"] as! [Int], score: ($0["score"] as! NSNumber).floatValue, keypoints: floats($0["keypoints"]))
+        Detection(
+          box: $0["box"] as! [Int], score: ($0["score"] as! NSNumber).floatValue, keypoints: floats($0["keypoints"]))
       },
       fullRangeTopScore: (c["fullRangeTopScore"] as! NSNumber).floatValue,
       faces: (c["faces"] as? [[String: Any]])?.map {

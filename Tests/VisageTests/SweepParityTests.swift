@@ -27,7 +27,9 @@ import VisageTestSupport
   /// The largest differences seen over a group of cases.
   struct Worst: CustomStringConvertible {
     var score: Float = 0, keypoint: Float = 0, edge = 0, faces = 0
-    var description: String { "\(faces) faces, max box edge gap \(edge) px, max score gap \(score), max keypoint gap \(keypoint)" }
+    var description: String {
+      "\(faces) faces, max box edge gap \(edge) px, max score gap \(score), max keypoint gap \(keypoint)"
+    }
   }
 
   @Test func fixturesArePresent() {
@@ -43,18 +45,22 @@ import VisageTestSupport
       let rect = RotatedRect(centerX: r[0], centerY: r[1], width: r[2], height: r[3], rotation: r[4])
       let m = PerspectiveMap(roi: rect, outputWidth: c.size, outputHeight: c.size)
       let ours = [m.m0, m.m1, m.m2, m.m3, m.m4, m.m5, m.m6, m.m7, m.m8]
-      #expect(ours.map(\.bitPattern) == c.inverse.map(\.bitPattern), "rect \(r) size \(c.size): \(ours) vs \(c.inverse)")
+      #expect(
+        ours.map(\.bitPattern) == c.inverse.map(\.bitPattern), "rect \(r) size \(c.size): \(ours) vs \(c.inverse)")
     }
   }
 
   @Test func detectorsMatchMediaPipe() throws {
     let short = try FaceDetector(modelPath: BundledModel.taskBundlePath)
     let full = try FaceDetector(modelPath: Fixtures.weightsPath("face_detection_full_range.tflite"))
-    var worst = Worst(), fullRange: Float = 0
+    var worst = Worst()
+    var fullRange: Float = 0
     for fixture in SweepFixtures.cases {
       let image = try fixture.image()
       let found = try short.detect(image: image).detections
-      #expect(found.count == fixture.detections.count, "\(fixture): \(found.count) faces, MediaPipe \(fixture.detections.count)")
+      #expect(
+        found.count == fixture.detections.count,
+        "\(fixture): \(found.count) faces, MediaPipe \(fixture.detections.count)")
       for (ours, theirs) in zip(found, fixture.detections) {
         let b = ours.boundingBox
         let box = [Int(b.minX), Int(b.minY), Int(b.width), Int(b.height)]
@@ -65,7 +71,9 @@ import VisageTestSupport
         #expect(
           edge == 0 && score <= 1e-6 && keypoint <= 1e-6,
           "\(fixture): box \(box) vs \(theirs.box), score off by \(score), keypoints by \(keypoint)")
-        (worst.edge, worst.score, worst.keypoint) = (max(worst.edge, edge), max(worst.score, score), max(worst.keypoint, keypoint))
+        (worst.edge, worst.score, worst.keypoint) = (
+          max(worst.edge, edge), max(worst.score, score), max(worst.keypoint, keypoint)
+        )
         worst.faces += 1
       }
       let top = try full.detect(image: image).detections.map { $0.categories[0].score }.max()
@@ -92,7 +100,9 @@ import VisageTestSupport
     for fixture in SweepFixtures.landmarkerCases {
       let result = try landmarker.detect(image: fixture.image())
       let expected = fixture.faces ?? []
-      #expect(result.faceLandmarks.count == expected.count, "\(fixture): \(result.faceLandmarks.count) faces, MediaPipe \(expected.count)")
+      #expect(
+        result.faceLandmarks.count == expected.count,
+        "\(fixture): \(result.faceLandmarks.count) faces, MediaPipe \(expected.count)")
       guard result.faceLandmarks.count == expected.count else { continue }
       for (i, theirs) in expected.enumerated() {
         let gaps = LandmarkGaps(
@@ -126,7 +136,8 @@ struct LandmarkGaps: CustomStringConvertible {
   init(_ landmarks: [NormalizedLandmark], _ blendshapes: [Float], _ matrix: [Float], _ theirs: SweepFixtures.Face) {
     var sum = 0.0
     for (j, p) in landmarks.enumerated() {
-      let dx = abs(Double(p.x) - Double(theirs.landmarks[j * 3])), dy = abs(Double(p.y) - Double(theirs.landmarks[j * 3 + 1]))
+      let dx = abs(Double(p.x) - Double(theirs.landmarks[j * 3]))
+      let dy = abs(Double(p.y) - Double(theirs.landmarks[j * 3 + 1]))
       sum += dx + dy
       max = Swift.max(max, dx, dy)
     }

@@ -18,7 +18,9 @@ import VisageTestSupport
       let pixels = (0..<(size.width * size.height * 3)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
       let image = try VisionImage(width: size.width, height: size.height, rgb: pixels)
       var rects: [RotatedRect] = [
-        RotatedRect(NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), imageWidth: size.width, imageHeight: size.height),
+        RotatedRect(
+          NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), imageWidth: size.width,
+          imageHeight: size.height),
         RotatedRect(centerX: -40, centerY: -40, width: 10, height: 10, rotation: 0.3),  // wholly outside
         RotatedRect(centerX: 0, centerY: 0, width: 1e30, height: 1e30, rotation: 1),  // clamped coordinates
       ]
@@ -48,7 +50,8 @@ import VisageTestSupport
           let first = fast.indices.first { fast[$0].bitPattern != reference[$0].bitPattern }
           #expect(
             first == nil,
-            "image #\(imageIndex) \(size) rect #\(rectIndex) \(rect) output \(output): first difference at \(first ?? -1)")
+            "image #\(imageIndex) \(size) rect #\(rectIndex) \(rect) output \(output): first difference at \(first ?? -1)"
+          )
         }
       }
     }

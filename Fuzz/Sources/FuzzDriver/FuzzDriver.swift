@@ -8,7 +8,7 @@
 /// executable one, so libFuzzer's `main` is never linked: `Tools/fuzz.sh` links
 /// `libclang_rt.fuzzer_no_main` instead, and each harness's `main` calls this).
 @_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(
+private func runFuzzerDriver(
   _ argc: UnsafeMutablePointer<CInt>,
   _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
   _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
@@ -18,5 +18,5 @@ private func LLVMFuzzerRunDriver(
 public func runLibFuzzer(_ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
   var argc = CommandLine.argc
   var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
-  exit(LLVMFuzzerRunDriver(&argc, &argv, test))
+  exit(runFuzzerDriver(&argc, &argv, test))
 }

@@ -1,4 +1,5 @@
 import FuzzDriver
+
 @testable import Visage
 
 /// The geometry pipeline metadata proto (`geometry_pipeline_metadata_landmarks.binarypb`):

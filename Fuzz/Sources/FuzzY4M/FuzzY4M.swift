@@ -1,5 +1,5 @@
-import FuzzDriver
 import Foundation
+import FuzzDriver
 import Visage
 import VisageImageIO
 
@@ -18,7 +18,9 @@ public func fuzzY4M(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fatalError("cannot write the scratch file \(scratchPath)")
   }
   defer { unlink(scratchPath) }
-  guard let reader = try? Y4MReader(contentsOfFile: scratchPath, limits: ImageLimits(maximumPixels: 1 << 20)) else { return 0 }
+  guard let reader = try? Y4MReader(contentsOfFile: scratchPath, limits: ImageLimits(maximumPixels: 1 << 20)) else {
+    return 0
+  }
   for _ in 0..<8 {
     guard let frame = try? reader.nextFrame() else { break }
     precondition(frame.width == reader.width && frame.height == reader.height)

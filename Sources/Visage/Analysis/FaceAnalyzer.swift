@@ -27,7 +27,8 @@ public final class FaceAnalyzer: @unchecked Sendable {
   public init(options: FaceAnalyzerOptions) throws {
     try options.validate()
     self.options = options
-    let analysis = FaceAnalysis(pipeline: try ModelLoader.landmarkerPipeline(for: options.landmarkerOptions), options: options)
+    let analysis = FaceAnalysis(
+      pipeline: try ModelLoader.landmarkerPipeline(for: options.landmarkerOptions), options: options)
     self.analysis = analysis
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
       try analysis.process(image, timestamp: timestamp)
@@ -94,7 +95,9 @@ final class FaceAnalysis {
       if options.contourMode == .all { face.contours = FaceMeshFeatures.contours(mesh) }
       if options.classificationMode == .all, let scores = found.blendshapes {
         let p = ExpressionProbabilities.probabilities(scores)
-        (face.smilingProbability, face.leftEyeOpenProbability, face.rightEyeOpenProbability) = (p.smiling, p.leftEyeOpen, p.rightEyeOpen)
+        (face.smilingProbability, face.leftEyeOpenProbability, face.rightEyeOpenProbability) = (
+          p.smiling, p.leftEyeOpen, p.rightEyeOpen
+        )
       }
       faces.append(face)
     }
@@ -105,7 +108,8 @@ final class FaceAnalysis {
   }
 
   private static func bounds(_ points: [CGPoint]) -> CGRect {
-    let xs = points.map(\.x), ys = points.map(\.y)
+    let xs = points.map(\.x)
+    let ys = points.map(\.y)
     let (x0, x1, y0, y1) = (xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0, ys.max() ?? 0)
     return CGRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
   }
@@ -136,7 +140,8 @@ struct UprightView {
 
   /// A landmark (normalized to the stored image) in pixels of the upright picture.
   func point(_ landmark: SIMD3<Float>) -> CGPoint {
-    let x = Double(landmark.x) * storedWidth, y = Double(landmark.y) * storedHeight
+    let x = Double(landmark.x) * storedWidth
+    let y = Double(landmark.y) * storedHeight
     switch quarterTurns {
     case 1: return CGPoint(x: storedHeight - y, y: x)
     case 2: return CGPoint(x: storedWidth - x, y: storedHeight - y)

@@ -72,7 +72,8 @@ enum FaceMeshFeatures {
         sum.x += mesh[i].x
         sum.y += mesh[i].y
       }
-      return FaceLandmark(type: type, position: CGPoint(x: sum.x / CGFloat(indices.count), y: sum.y / CGFloat(indices.count)))
+      return FaceLandmark(
+        type: type, position: CGPoint(x: sum.x / CGFloat(indices.count), y: sum.y / CGFloat(indices.count)))
     }
   }
 

@@ -49,7 +49,8 @@ enum HeadPose {
     if length > 0 {
       let v = -t / length
       let axis = SIMD3(v.y, -v.x, 0)  // v × (0, 0, 1)
-      let sine = (axis * axis).sum().squareRoot(), cosine = v.z
+      let sine = (axis * axis).sum().squareRoot()
+      let cosine = v.z
       if sine > 1e-12 && cosine > -0.999 {
         let angle = atan2(sine, cosine) * lineOfSightCorrection
         let k = axis / sine

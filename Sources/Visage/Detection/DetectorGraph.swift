@@ -28,15 +28,20 @@ final class DetectorGraph {
     let output = interpreter.outputShapes.map(\.dimensions)
     let anchors: SSDAnchors
     switch input {
-    case [[1, 128, 128, 3]]: range = .short; anchors = .shortRange
-    case [[1, 192, 192, 3]]: range = .full; anchors = .fullRange
+    case [[1, 128, 128, 3]]:
+      range = .short
+      anchors = .shortRange
+    case [[1, 192, 192, 3]]:
+      range = .full
+      anchors = .fullRange
     default:
       throw .invalidModel(
         "a face detector takes one [1, 128, 128, 3] or [1, 192, 192, 3] input; this model takes \(input)")
     }
     let n = anchors.centers.count
     guard output == [[1, n, 16], [1, n, 1]] else {
-      throw .invalidModel("a \(range)-range face detector outputs [1, \(n), 16] and [1, \(n), 1]; this model outputs \(output)")
+      throw .invalidModel(
+        "a \(range)-range face detector outputs [1, \(n), 16] and [1, \(n), 1]; this model outputs \(output)")
     }
     let size = input[0][1]
     self.interpreter = interpreter
@@ -49,7 +54,9 @@ final class DetectorGraph {
   /// Runs the detector on the whole of `image`, turned upright by its orientation as
   /// MediaPipe's tasks turn it: detections in normalized coordinates of the stored image,
   /// after non-maximum suppression, best first.
-  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError) -> [RawDetection] {
+  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
+    -> [RawDetection]
+  {
     let rect = NormalizedRect.wholeImage(
       rotationDegrees: try image.rotationDegrees(), imageWidth: image.width, imageHeight: image.height)
     let (raw, matrix) = try run(image, rect: rect, minScore: minScore)
@@ -59,7 +66,8 @@ final class DetectorGraph {
   /// Every detection scoring at least `minScore` in `rect` of `image`, before suppression,
   /// projected to normalized image coordinates: one pass of a wider search whose passes are
   /// suppressed together.
-  func candidates(_ image: VisionImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection] {
+  func candidates(_ image: VisionImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection]
+  {
     let (raw, matrix) = try run(image, rect: rect, minScore: minScore)
     return raw.map { $0.projected(by: matrix) }
   }

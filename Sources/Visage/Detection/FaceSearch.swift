@@ -28,8 +28,12 @@ final class FaceSearch {
   /// at each turn), maps them back to the image, and suppresses them all in one weighted
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
   /// keypoints are the score-weighted mean of what they saw.
-  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError) -> [RawDetection] {
-    if isSingleModel { return try primary.detect(image, minScore: minScore, suppressionThreshold: suppressionThreshold) }
+  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
+    -> [RawDetection]
+  {
+    if isSingleModel {
+      return try primary.detect(image, minScore: minScore, suppressionThreshold: suppressionThreshold)
+    }
     let (w, h) = (image.width, image.height)
     let upright = try image.rotationDegrees()
     let tiles = fullRange == nil ? [] : SearchTile.tiles(imageWidth: w, imageHeight: h)

@@ -24,7 +24,10 @@ enum NonMaxSuppression {
       var merged = top
       if !candidates.isEmpty {
         var total: Float = 0
-        var xmin: Float = 0, ymin: Float = 0, xmax: Float = 0, ymax: Float = 0
+        var xmin: Float = 0
+        var ymin: Float = 0
+        var xmax: Float = 0
+        var ymax: Float = 0
         var keypoints = [SIMD2<Float>](repeating: .zero, count: top.keypoints.count)
         for c in candidates {
           total += c.score

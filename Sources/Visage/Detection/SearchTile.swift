@@ -60,7 +60,8 @@ struct SearchTile: Equatable {
     let margin = Float(side) / 72
     let (left, top) = (d.xmin * w, d.ymin * h)
     let (right, bottom) = ((d.xmin + d.width) * w, (d.ymin + d.height) * h)
-    let x1 = x0 + side, y1 = y0 + side
+    let x1 = x0 + side
+    let y1 = y0 + side
     return (x0 <= 0 || left >= Float(x0) + margin) && (y0 <= 0 || top >= Float(y0) + margin)
       && (x1 >= imageWidth || right <= Float(x1) - margin) && (y1 >= imageHeight || bottom <= Float(y1) - margin)
   }

@@ -46,9 +46,12 @@ struct TensorsToDetections: Sendable {
       let yCenter = r[1] / scale + anchor.y
       let w = r[2] / scale
       let h = r[3] / scale
-      let ymin = yCenter - h / 2, xmin = xCenter - w / 2
-      let ymax = yCenter + h / 2, xmax = xCenter + w / 2
-      let width = xmax - xmin, height = ymax - ymin
+      let ymin = yCenter - h / 2
+      let xmin = xCenter - w / 2
+      let ymax = yCenter + h / 2
+      let xmax = xCenter + w / 2
+      let width = xmax - xmin
+      let height = ymax - ymin
       // MediaPipe drops boxes of negative or NaN size.
       guard width >= 0, height >= 0 else { continue }
       let keypoints = (0..<Self.keypointCount).map { k in

@@ -28,7 +28,8 @@ struct FaceGeometry: Sendable {
   }
 
   /// Prepares the pipeline for parsed `metadata` and `environment`.
-  init(metadata: GeometryPipelineMetadata, environment: GeometryEnvironment = .faceLandmarker) throws(FaceGeometryError) {
+  init(metadata: GeometryPipelineMetadata, environment: GeometryEnvironment = .faceLandmarker) throws(FaceGeometryError)
+  {
     try environment.validate()
     self.metadata = metadata
     self.environment = environment
@@ -69,7 +70,8 @@ struct FaceGeometry: Sendable {
     // (1) Screen landmarks on the near plane: x and y across the frustum, z scaled like x.
     func project(_ point: SIMD3<Float>) -> SIMD3<Float> {
       let y = topLeft ? 1 - point.y : point.y
-      return SIMD3(point.x * frustum.xScale + frustum.left, y * frustum.yScale + frustum.bottom, point.z * frustum.xScale)
+      return SIMD3(
+        point.x * frustum.xScale + frustum.left, y * frustum.yScale + frustum.bottom, point.z * frustum.xScale)
     }
     // The mean projected depth, over every landmark (not only the weighted ones).
     var depthSum: Float = 0
@@ -121,7 +123,8 @@ struct FaceGeometry: Sendable {
 
   /// Detector keypoints have no depth, so the detection pipeline takes each point's z from the
   /// canonical model placed by `pose`.
-  private func replaceDepths(of targets: UnsafeMutableBufferPointer<SIMD3<Float>>, with pose: ProcrustesSolver.Solution) {
+  private func replaceDepths(of targets: UnsafeMutableBufferPointer<SIMD3<Float>>, with pose: ProcrustesSolver.Solution)
+  {
     let depthRow = SIMD3(pose.rotationAndScale[2, 0], pose.rotationAndScale[2, 1], pose.rotationAndScale[2, 2])
     for (k, source) in solver.sources.enumerated() {
       targets[k].z = (depthRow * source).sum() + pose.translation.z

@@ -55,7 +55,9 @@ struct GeometryPipelineMetadata: Sendable, Equatable {
   var inputSource: InputSource
 
   /// Builds metadata from its parts and applies MediaPipe's checks (`ValidateGeometryPipelineMetadata`).
-  init(canonicalMesh: Mesh, procrustesLandmarkBasis: [WeightedLandmark], inputSource: InputSource = .faceLandmarkPipeline)
+  init(
+    canonicalMesh: Mesh, procrustesLandmarkBasis: [WeightedLandmark], inputSource: InputSource = .faceLandmarkPipeline
+  )
     throws(FaceGeometryError)
   {
     self.canonicalMesh = canonicalMesh

@@ -138,8 +138,10 @@ struct JacobiSVD3 {
   /// (Eigen's `real_2x2_jacobi_svd`): first a rotation that makes the block symmetric, then
   /// the symmetric Jacobi rotation.
   private static func twoByTwoSVD(_ work: Matrix3, _ p: Int, _ q: Int) -> (left: PlaneRotation, right: PlaneRotation) {
-    var m00 = work[p, p], m01 = work[p, q]
-    var m10 = work[q, p], m11 = work[q, q]
+    var m00 = work[p, p]
+    var m01 = work[p, q]
+    var m10 = work[q, p]
+    var m11 = work[q, q]
     let t = m00 + m11
     let d = m10 - m01
     var symmetrize = PlaneRotation.identity

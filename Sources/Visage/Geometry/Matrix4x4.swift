@@ -39,11 +39,13 @@ public struct Matrix4x4: Sendable, Hashable, CustomStringConvertible {
   /// The entry in `row` and `column`, both 0...3.
   public subscript(row: Int, column: Int) -> Float {
     get {
-      precondition((0..<4).contains(row) && (0..<4).contains(column), "index (\(row), \(column)) is outside a 4×4 matrix")
+      precondition(
+        (0..<4).contains(row) && (0..<4).contains(column), "index (\(row), \(column)) is outside a 4×4 matrix")
       return storage[row * 4 + column]
     }
     set {
-      precondition((0..<4).contains(row) && (0..<4).contains(column), "index (\(row), \(column)) is outside a 4×4 matrix")
+      precondition(
+        (0..<4).contains(row) && (0..<4).contains(column), "index (\(row), \(column)) is outside a 4×4 matrix")
       storage[row * 4 + column] = newValue
     }
   }

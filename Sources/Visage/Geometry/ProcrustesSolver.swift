@@ -60,7 +60,8 @@ struct ProcrustesSolver: Sendable {
   /// the weighted points are all at one place (the scale denominator is at most 1e-9).
   init(sources allSources: [SIMD3<Float>], weights: [Float]) throws(FaceGeometryError) {
     guard !allSources.isEmpty, allSources.count == weights.count else {
-      throw .invalidMetadata("Procrustes needs one weight per point (\(allSources.count) points, \(weights.count) weights)")
+      throw .invalidMetadata(
+        "Procrustes needs one weight per point (\(allSources.count) points, \(weights.count) weights)")
     }
     var weightSum: Float = 0
     for weight in weights {
@@ -103,7 +104,8 @@ struct ProcrustesSolver: Sendable {
   ///
   /// Returns nil where MediaPipe's solver fails (the design matrix's norm or the scale is at
   /// most 1e-9) and where the targets are not finite.
-  func solve<Targets: RandomAccessCollection<SIMD3<Float>>>(_ targets: Targets) -> Solution? where Targets.Index == Int {
+  func solve<Targets: RandomAccessCollection<SIMD3<Float>>>(_ targets: Targets) -> Solution?
+  where Targets.Index == Int {
     precondition(targets.count == count, "one target per weighted point")
     let base = targets.startIndex
 

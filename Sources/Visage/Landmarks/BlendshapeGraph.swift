@@ -39,7 +39,8 @@ final class BlendshapeGraph {
     let input = interpreter.inputShapes.map(\.dimensions)
     let output = interpreter.outputShapes.map(\.dimensions)
     guard input == [[1, 146, 2]], output.first.map({ $0.reduce(1, *) }) == 52 else {
-      throw .invalidModel("a blendshape model takes [1, 146, 2] and outputs 52 scores; this one takes \(input) and outputs \(output)")
+      throw .invalidModel(
+        "a blendshape model takes [1, 146, 2] and outputs 52 scores; this one takes \(input) and outputs \(output)")
     }
   }
 

@@ -36,7 +36,8 @@ public final class FaceLandmarker: @unchecked Sendable {
       try pipeline.process(image, timestamp: timestamp)
     }
     if options.runningMode == .liveStream {
-      runner.startLiveStream(label: "visage.face-landmarker.live-stream", owner: self) { landmarker, outcome, timestamp in
+      runner.startLiveStream(label: "visage.face-landmarker.live-stream", owner: self) {
+        landmarker, outcome, timestamp in
         landmarker.deliver(outcome, timestamp: timestamp)
       }
     }

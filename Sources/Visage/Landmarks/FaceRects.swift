@@ -12,8 +12,10 @@ enum FaceRects {
   /// The rotation that turns the vector from `start` to `end` (normalized points, measured in
   /// pixels) horizontal: `DetectionsToRectsCalculator::ComputeRotation` with target angle 0.
   static func rotation(from start: SIMD2<Float>, to end: SIMD2<Float>, imageWidth: Int, imageHeight: Int) -> Float {
-    let x0 = start.x * Float(imageWidth), y0 = start.y * Float(imageHeight)
-    let x1 = end.x * Float(imageWidth), y1 = end.y * Float(imageHeight)
+    let x0 = start.x * Float(imageWidth)
+    let y0 = start.y * Float(imageHeight)
+    let x1 = end.x * Float(imageWidth)
+    let y1 = end.y * Float(imageHeight)
     // MediaPipe subtracts from the target angle, so a level line gives +0, never −0.
     let target: Float = 0
     return normalizeRadians(target - atan2(-(y1 - y0), x1 - x0))
@@ -34,13 +36,18 @@ enum FaceRects {
   /// scaled by 1.5.
   static func region(forLandmarks landmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int) -> NormalizedRect {
     // MediaPipe starts the maxima at FLT_MIN (the smallest positive float), not −∞.
-    var xmin = Float.greatestFiniteMagnitude, xmax = Float.leastNormalMagnitude
-    var ymin = Float.greatestFiniteMagnitude, ymax = Float.leastNormalMagnitude
+    var xmin = Float.greatestFiniteMagnitude
+    var xmax = Float.leastNormalMagnitude
+    var ymin = Float.greatestFiniteMagnitude
+    var ymax = Float.leastNormalMagnitude
     for p in landmarks {
-      xmin = min(xmin, p.x); xmax = max(xmax, p.x)
-      ymin = min(ymin, p.y); ymax = max(ymax, p.y)
+      xmin = min(xmin, p.x)
+      xmax = max(xmax, p.x)
+      ymin = min(ymin, p.y)
+      ymax = max(ymax, p.y)
     }
-    let width = xmax - xmin, height = ymax - ymin
+    let width = xmax - xmin
+    let height = ymax - ymin
     let rotation = rotation(
       from: SIMD2(landmarks[33].x, landmarks[33].y), to: SIMD2(landmarks[263].x, landmarks[263].y),
       imageWidth: imageWidth, imageHeight: imageHeight)

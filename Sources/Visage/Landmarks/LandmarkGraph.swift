@@ -27,7 +27,9 @@ final class LandmarkGraph {
     let input = interpreter.inputShapes.map(\.dimensions)
     let output = interpreter.outputShapes.map(\.dimensions)
     guard input == [[1, 256, 256, 3]], output.count >= 2, output[0] == [1, 1, 1, 1434], output[1] == [1, 1, 1, 1] else {
-      throw .invalidModel("a face mesh model takes [1, 256, 256, 3] and outputs [1, 1, 1, 1434] and [1, 1, 1, 1]; this one takes \(input) and outputs \(output)")
+      throw .invalidModel(
+        "a face mesh model takes [1, 256, 256, 3] and outputs [1, 1, 1, 1434] and [1, 1, 1, 1]; this one takes \(input) and outputs \(output)"
+      )
     }
     // The model's metadata normalises with mean 0, std 255; the region is stretched (no
     // letterbox) and edges are replicated.
@@ -42,8 +44,10 @@ final class LandmarkGraph {
     }.get()
     interpreter.invoke()
     // z is scaled by the length of the projected unit x vector (`CalculateZScale`).
-    let origin = matrix.apply(.zero), unitX = matrix.apply(SIMD2(1, 0))
-    let dx = origin.x - unitX.x, dy = origin.y - unitX.y
+    let origin = matrix.apply(.zero)
+    let unitX = matrix.apply(SIMD2(1, 0))
+    let dx = origin.x - unitX.x
+    let dy = origin.y - unitX.y
     let zScale = (dx * dx + dy * dy).squareRoot()
     let size = Float(Self.inputSize)
     let landmarks = interpreter.withOutput(0) { raw in

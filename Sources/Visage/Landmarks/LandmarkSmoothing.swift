@@ -81,7 +81,9 @@ struct LandmarkSmoother {
   mutating func reset() { filters.removeAll(keepingCapacity: true) }
 
   /// The smoothed landmarks of a frame at `timestampInMilliseconds`.
-  mutating func smooth(_ landmarks: [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int) -> [SIMD3<Float>] {
+  mutating func smooth(_ landmarks: [SIMD3<Float>], timestampInMilliseconds: Int, imageWidth: Int, imageHeight: Int)
+    -> [SIMD3<Float>]
+  {
     var landmarks = landmarks
     let (w, h) = (Float(imageWidth), Float(imageHeight))
     func pixel(_ p: SIMD3<Float>) -> SIMD3<Float> { SIMD3(p.x * w, p.y * h, p.z * w) }
@@ -92,7 +94,8 @@ struct LandmarkSmoother {
         count: landmarks.count * 3)
     }
     // Object scale: the mean of the landmarks' bounding box width and height, in pixels.
-    var low = SIMD2<Float>(repeating: .greatestFiniteMagnitude), high = -low
+    var low = SIMD2<Float>(repeating: .greatestFiniteMagnitude)
+    var high = -low
     for landmark in landmarks {
       let p = pixel(landmark)
       low = SIMD2(min(low.x, p.x), min(low.y, p.y))

@@ -64,7 +64,9 @@ final class LandmarkerPipeline {
       // Inside the landmarker MediaPipe leaves suppression at its graph default, 0.5.
       let found = try detector.detect(image, minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
       let detected = found.prefix(options.numFaces).map { FaceRects.region(for: $0, imageWidth: w, imageHeight: h) }
-      regions = streaming ? Self.associate(tracking.regions + detected, threshold: options.minTrackingConfidence) : Array(detected)
+      regions =
+        streaming
+        ? Self.associate(tracking.regions + detected, threshold: options.minTrackingConfidence) : Array(detected)
     }
     regions = Array(regions.prefix(options.numFaces))
 
@@ -80,7 +82,9 @@ final class LandmarkerPipeline {
     if streaming { tracking.regions = next }
 
     var smoothed = faces.map(\.landmarks)
-    if let timestamp { smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h) }
+    if let timestamp {
+      smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h)
+    }
     return zip(smoothed, faces).map { points, face in
       Face(
         landmarks: points, rawLandmarks: face.landmarks,
@@ -100,7 +104,9 @@ final class LandmarkerPipeline {
     return list
   }
 
-  private func smooth(_ faces: [([SIMD3<Float>], NormalizedRect)], timestamp: Int, width: Int, height: Int) -> [[SIMD3<Float>]] {
+  private func smooth(_ faces: [([SIMD3<Float>], NormalizedRect)], timestamp: Int, width: Int, height: Int) -> [[SIMD3<
+    Float
+  >]] {
     if options.numFaces == 1 || options.landmarkSmoothing == .mediaPipe {
       // MediaPipe smooths only with numFaces 1; a frame without a face resets the filter.
       guard options.numFaces == 1, let face = faces.first else {
@@ -108,14 +114,20 @@ final class LandmarkerPipeline {
         return faces.map(\.0)
       }
       if tracking.smoothers.isEmpty { tracking.smoothers = [(face.1, LandmarkSmoother())] }
-      return [tracking.smoothers[0].smoother.smooth(face.0, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height)]
+      return [
+        tracking.smoothers[0].smoother.smooth(
+          face.0, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height)
+      ]
     }
     // Every face: follow each by the overlap of the regions its landmarks were read from.
     var previous = tracking.smoothers
     var current: [(region: NormalizedRect, smoother: LandmarkSmoother)] = []
     var out: [[SIMD3<Float>]] = []
     for (points, region) in faces {
-      let best = previous.indices.max { FaceRects.intersectionOverUnion(previous[$0].region, region) < FaceRects.intersectionOverUnion(previous[$1].region, region) }
+      let best = previous.indices.max {
+        FaceRects.intersectionOverUnion(previous[$0].region, region)
+          < FaceRects.intersectionOverUnion(previous[$1].region, region)
+      }
       var smoother = LandmarkSmoother()
       if let best, FaceRects.intersectionOverUnion(previous[best].region, region) > 0.3 {
         smoother = previous.remove(at: best).smoother

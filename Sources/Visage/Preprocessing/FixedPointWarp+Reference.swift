@@ -8,7 +8,8 @@ extension FixedPointWarp {
     // Inverse map, destination pixel → source pixel.
     let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)
 
-    let width = image.width, height = image.height
+    let width = image.width
+    let height = image.height
     let blockWidth = Self.blockWidth(outputWidth: outputWidth, outputHeight: outputHeight)
     let table = levels.table
     let zeroValue = table[0]
@@ -28,8 +29,10 @@ extension FixedPointWarp {
               let fy = clampToInt32((y0 + m.m3 * x1) * perW)
               let ix = Int(fx.rounded(.toNearestOrEven))
               let iy = Int(fy.rounded(.toNearestOrEven))
-              let sx = min(max(ix >> 5, Int(Int16.min)), Int(Int16.max)), ax = ix & 31
-              let sy = min(max(iy >> 5, Int(Int16.min)), Int(Int16.max)), ay = iy & 31
+              let sx = min(max(ix >> 5, Int(Int16.min)), Int(Int16.max))
+              let ax = ix & 31
+              let sy = min(max(iy >> 5, Int(Int16.min)), Int(Int16.max))
+              let ay = iy & 31
               let w00 = (32 - ax) * (32 - ay) * 32
               let w10 = ax * (32 - ay) * 32
               let w01 = (32 - ax) * ay * 32
@@ -47,7 +50,9 @@ extension FixedPointWarp {
                 continue
               }
               if border == .zero && (sx >= width || sx + 1 < 0 || sy >= height || sy + 1 < 0) {
-                out[0] = zeroValue; out[1] = zeroValue; out[2] = zeroValue
+                out[0] = zeroValue
+                out[1] = zeroValue
+                out[2] = zeroValue
                 continue
               }
               // At least one tap is outside: clamp it (replicate) or read black (zero).

@@ -28,17 +28,24 @@ struct PerspectiveMap: Equatable {
       }
     }
     let forward = withUnsafeTemporaryAllocation(of: Double.self, capacity: 8 * 8 + 8) { buffer in
-      let a = buffer.baseAddress!, b = a + 64
+      let a = buffer.baseAddress!
+      let b = a + 64
       buffer.initialize(repeating: 0)
       for i in 0..<4 {
         let (s, d) = corner(i)
-        a[i * 8 + 0] = Double(s.x); a[(i + 4) * 8 + 3] = Double(s.x)
-        a[i * 8 + 1] = Double(s.y); a[(i + 4) * 8 + 4] = Double(s.y)
-        a[i * 8 + 2] = 1; a[(i + 4) * 8 + 5] = 1
+        a[i * 8 + 0] = Double(s.x)
+        a[(i + 4) * 8 + 3] = Double(s.x)
+        a[i * 8 + 1] = Double(s.y)
+        a[(i + 4) * 8 + 4] = Double(s.y)
+        a[i * 8 + 2] = 1
+        a[(i + 4) * 8 + 5] = 1
         // The products are float products (OpenCV multiplies two `Point2f` fields), widened.
-        a[i * 8 + 6] = Double(-s.x * d.x); a[i * 8 + 7] = Double(-s.y * d.x)
-        a[(i + 4) * 8 + 6] = Double(-s.x * d.y); a[(i + 4) * 8 + 7] = Double(-s.y * d.y)
-        b[i] = Double(d.x); b[i + 4] = Double(d.y)
+        a[i * 8 + 6] = Double(-s.x * d.x)
+        a[i * 8 + 7] = Double(-s.y * d.x)
+        a[(i + 4) * 8 + 6] = Double(-s.x * d.y)
+        a[(i + 4) * 8 + 7] = Double(-s.y * d.y)
+        b[i] = Double(d.x)
+        b[i + 4] = Double(d.y)
       }
       // A failed solve leaves zeros (`cv::solve`), and m8 is set to 1 either way.
       let solved = Self.solveLU(a, b, count: 8)
@@ -49,7 +56,9 @@ struct PerspectiveMap: Equatable {
   }
 
   init(m0: Double, m1: Double, m2: Double, m3: Double, m4: Double, m5: Double, m6: Double, m7: Double, m8: Double) {
-    (self.m0, self.m1, self.m2, self.m3, self.m4, self.m5, self.m6, self.m7, self.m8) = (m0, m1, m2, m3, m4, m5, m6, m7, m8)
+    (self.m0, self.m1, self.m2, self.m3, self.m4, self.m5, self.m6, self.m7, self.m8) = (
+      m0, m1, m2, m3, m4, m5, m6, m7, m8
+    )
   }
 
   /// `cv::invert` of a 3×3 double matrix with `DECOMP_LU`: the adjugate over the determinant,
@@ -67,7 +76,9 @@ struct PerspectiveMap: Equatable {
   /// OpenCV's small-matrix LU (`hal::LU64f`): Gaussian elimination with partial pivoting
   /// (the first largest pivot wins), then back substitution by division. Solves a·x = b in
   /// place (x in `b`); false when a pivot is below 100 ulps of 1.
-  private static func solveLU(_ a: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>, count m: Int) -> Bool {
+  private static func solveLU(_ a: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>, count m: Int)
+    -> Bool
+  {
     for i in 0..<m {
       var k = i
       for j in (i + 1)..<m where abs(a[j * m + i]) > abs(a[k * m + i]) { k = j }

@@ -115,10 +115,14 @@ struct ProjectionMatrix: Equatable {
 
   /// The map for a region `roi` (pixels) of an `imageWidth` by `imageHeight` image.
   init(roi: RotatedRect, imageWidth: Int, imageHeight: Int) {
-    let a = roi.width, b = roi.height
-    let c = cos(roi.rotation), d = sin(roi.rotation)
-    let e = roi.centerX, f = roi.centerY
-    let g = 1 / Float(imageWidth), h = 1 / Float(imageHeight)
+    let a = roi.width
+    let b = roi.height
+    let c = cos(roi.rotation)
+    let d = sin(roi.rotation)
+    let e = roi.centerX
+    let f = roi.centerY
+    let g = 1 / Float(imageWidth)
+    let h = 1 / Float(imageHeight)
     m0 = a * c * g
     m1 = -b * d * g
     m3 = (-0.5 * a * c + 0.5 * b * d + e) * g

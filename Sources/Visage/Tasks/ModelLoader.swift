@@ -78,14 +78,19 @@ enum ModelLoader {
     let primary = try DetectorGraph(model: primary, pool: pool)
     var fullRange: DetectorGraph?
     if allScales {
-      let fullRangePath = fullRangePath ?? URL(fileURLWithPath: modelPath).deletingLastPathComponent()
+      let fullRangePath =
+        fullRangePath
+        ?? URL(fileURLWithPath: modelPath).deletingLastPathComponent()
         .appendingPathComponent("face_detection_full_range.tflite").path
       guard primary.range == .short else {
-        throw .invalidOption("searching all scales needs the short-range detector as the model and the full-range one apart")
+        throw .invalidOption(
+          "searching all scales needs the short-range detector as the model and the full-range one apart")
       }
       let model: TFLiteModel
       do { model = try detectorModel(at: fullRangePath) } catch {
-        throw .invalidModel("searching all scales needs the full-range detector, which could not be loaded from \(fullRangePath): \(error)")
+        throw .invalidModel(
+          "searching all scales needs the full-range detector, which could not be loaded from \(fullRangePath): \(error)"
+        )
       }
       fullRange = try DetectorGraph(model: model, pool: pool)
       guard fullRange?.range == .full else {

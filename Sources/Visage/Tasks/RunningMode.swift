@@ -92,7 +92,9 @@ struct TimestampGate {
   mutating func admit(_ timestamp: Int) throws(VisionTaskError) {
     // Checked here, at the one door every frame comes through, so nothing behind it (the
     // smoother's nanoseconds) can overflow.
-    guard RunningMode.timestampRangeInMilliseconds.contains(timestamp) else { throw .timestampOutOfRange(given: timestamp) }
+    guard RunningMode.timestampRangeInMilliseconds.contains(timestamp) else {
+      throw .timestampOutOfRange(given: timestamp)
+    }
     if let last, timestamp <= last { throw .timestampNotIncreasing(previous: last, given: timestamp) }
     last = timestamp
   }

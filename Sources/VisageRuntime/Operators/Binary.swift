@@ -41,7 +41,9 @@ public struct Binary: Operator {
   }
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
-    guard epilogue.isClampOnly else { throw .invalidOperator("\(name) can only clamp, not apply the epilogue \(epilogue)") }
+    guard epilogue.isClampOnly else {
+      throw .invalidOperator("\(name) can only clamp, not apply the epilogue \(epilogue)")
+    }
     return Shape(try broadcast(inputs).outputShape)
   }
 

@@ -106,7 +106,9 @@ public struct Conv2D: Operator {
       }
     case .optimized, .blas:
       let backend: ConvolutionPlan.Backend = context.implementation == .blas ? .blas : .packed
-      let plan = filter.values.withUnsafeBufferPointer { ConvolutionPlan(g, filter: $0, epilogue: bound, backend: backend) }
+      let plan = filter.values.withUnsafeBufferPointer {
+        ConvolutionPlan(g, filter: $0, epilogue: bound, backend: backend)
+      }
       return plan.step(
         input: input, output: output, residual: residual, residualChannels: residualChannels,
         pool: context.pool(for: Work(.convolution, g.multiplyAdds)),

@@ -79,7 +79,9 @@ public struct RowMixing: Operator {
         }
       }
     }
-    let gemm = filter.values.withUnsafeBufferPointer { LeftPackedGEMM(a: $0.baseAddress!, m: m, k: k, lda: k, epilogue: bound) }
+    let gemm = filter.values.withUnsafeBufferPointer {
+      LeftPackedGEMM(a: $0.baseAddress!, m: m, k: k, lda: k, epilogue: bound)
+    }
     // Panels of eight output rows go to threads.
     let parts = context.parts(of: gemm.panelCount, Work(.rowMixing, groups * m * k * n))
     return context.step(over: parts) { part in
