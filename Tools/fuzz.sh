@@ -4,6 +4,7 @@
 #   Tools/fuzz.sh TARGET SECONDS     one target for SECONDS of fuzzing
 #   Tools/fuzz.sh all SECONDS        every target in turn, SECONDS each
 #   Tools/fuzz.sh list               the target names
+#   Tools/fuzz.sh build              only build the harnesses (FUZZ_JOBS=N: N compile jobs)
 #
 # Targets: task-bundle, model, geometry, image, y4m, npy, records.
 # Builds the harnesses first (release, -sanitize=fuzzer,address) unless FUZZ_SKIP_BUILD=1.
@@ -26,13 +27,16 @@ harness() {
   esac
 }
 
-usage() { echo "usage: Tools/fuzz.sh {all|list|${targets[*]// /|}} SECONDS" >&2; exit 2; }
+usage() { echo "usage: Tools/fuzz.sh build | Tools/fuzz.sh {all|list|${targets[*]// /|}} SECONDS" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 if [ "$1" = list ]; then printf '%s\n' "${targets[@]}"; exit 0; fi
-[ $# -eq 2 ] || usage
-[[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a positive whole number, got '$2'" >&2; exit 2; }
-if [ "$1" = all ]; then selected=("${targets[@]}"); else harness "$1" >/dev/null || usage; selected=("$1"); fi
-seconds=$2
+build_only=0
+if [ "$1" = build ]; then build_only=1; else
+  [ $# -eq 2 ] || usage
+  [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: SECONDS must be a positive whole number, got '$2'" >&2; exit 2; }
+  if [ "$1" = all ]; then selected=("${targets[@]}"); else harness "$1" >/dev/null || usage; selected=("$1"); fi
+  seconds=$2
+fi
 
 # Fuzzer instrumentation and AddressSanitizer on every module, the main package's included;
 # -enable-testing lets the geometry harness reach the internal metadata parser. SwiftPM gives
@@ -42,11 +46,12 @@ toolchain_lib=$(dirname "$(dirname "$(command -v swift)")")/lib
 no_main=$(ls "$toolchain_lib"/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -1)
 [ -n "$no_main" ] || { echo "fuzz: libclang_rt.fuzzer_no_main not found under $toolchain_lib/clang" >&2; exit 1; }
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
-  swift build --package-path Fuzz -c release -Xswiftc -enable-testing -Xswiftc -sanitize=fuzzer,address \
+  swift build --package-path Fuzz -c release ${FUZZ_JOBS:+-j "$FUZZ_JOBS"} -Xswiftc -enable-testing -Xswiftc -sanitize=fuzzer,address \
     -Xswiftc -use-ld=lld -Xlinker "$no_main" -Xlinker -lstdc++ 2>&1 |
     grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting)|ld.gold: warning: Cannot export local symbol' || true
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: building the harnesses failed" >&2; exit 1; }
 fi
+[ "$build_only" -eq 0 ] || exit 0
 bin=$(swift build --package-path Fuzz -c release --show-bin-path)
 
 failed=0
