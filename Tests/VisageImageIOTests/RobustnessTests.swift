@@ -8,7 +8,9 @@ import VisageTestSupport
 /// attempt must end in an image or an `ImageIOError`; a trap, a hang or a libjpeg "warning"
 /// that lets a damaged file through fails the run. Flips are seeded (SplitMix64), so a failure
 /// reproduces from the printed seed.
-@Suite(.timeLimit(.minutes(2))) struct RobustnessTests {
+// The limit turns a hang into a failure. It is generous because the clock runs while a test
+// waits for a thread: in the parallel run, heavy suites held both cores past a 1-minute limit.
+@Suite(.timeLimit(.minutes(10))) struct RobustnessTests {
   /// 200 prefix lengths spread over the file, plus the last few bytes one at a time.
   static func prefixLengths(_ count: Int) -> [Int] {
     Array(Set((0..<200).map { $0 * count / 200 } + (1...8).map { count - $0 })).sorted()
