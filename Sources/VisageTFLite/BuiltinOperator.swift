@@ -7,33 +7,31 @@ struct BuiltinOperator: Hashable, Sendable, CustomStringConvertible {
   static let conv2D = BuiltinOperator(code: 3)
   static let depthwiseConv2D = BuiltinOperator(code: 4)
   static let dequantize = BuiltinOperator(code: 6)
-  static let logistic = BuiltinOperator(code: 14)
   static let maxPool2D = BuiltinOperator(code: 17)
   static let mul = BuiltinOperator(code: 18)
-  static let relu = BuiltinOperator(code: 19)
-  static let relu6 = BuiltinOperator(code: 21)
   static let reshape = BuiltinOperator(code: 22)
   static let resizeBilinear = BuiltinOperator(code: 23)
-  static let tanh = BuiltinOperator(code: 28)
   static let pad = BuiltinOperator(code: 34)
   static let transpose = BuiltinOperator(code: 39)
   static let mean = BuiltinOperator(code: 40)
   static let sub = BuiltinOperator(code: 41)
   static let div = BuiltinOperator(code: 42)
   static let stridedSlice = BuiltinOperator(code: 45)
-  static let prelu = BuiltinOperator(code: 54)
-  static let maximum = BuiltinOperator(code: 55)
-  static let minimum = BuiltinOperator(code: 57)
-  static let neg = BuiltinOperator(code: 59)
   static let padV2 = BuiltinOperator(code: 60)
   static let sum = BuiltinOperator(code: 74)
-  static let sqrt = BuiltinOperator(code: 75)
-  static let rsqrt = BuiltinOperator(code: 76)
-  static let squaredDifference = BuiltinOperator(code: 99)
 
   /// The schema's name for the code, or `BUILTIN_<code>` past the names listed here.
   var description: String {
     code >= 0 && code < Self.names.count ? Self.names[code] : "BUILTIN_\(code)"
+  }
+
+  /// The builtin with schema code `code`.
+  init(code: Int) { self.code = code }
+
+  /// The builtin the schema names `name` (`"ADD"`), if it is one of the names listed here.
+  init?(name: String) {
+    guard let code = Self.names.firstIndex(of: name) else { return nil }
+    self.code = code
   }
 
   /// Names of codes 0..<127 in schema order.

@@ -5,26 +5,15 @@ import VisageRuntime
 typealias Decoder = @Sendable (OperatorRecord) throws(TFLiteError) -> (op: any Operator, inputs: [Int])
 
 /// The registry: every builtin this runtime runs, and how its options and integer inputs
-/// become operator fields. DEQUANTIZE has no row: the loader folds it into constants.
-let decoders: [BuiltinOperator: Decoder] = [
+/// become operator fields. DEQUANTIZE has no row: the loader folds it into constants. The
+/// elementwise functions need no row: each runs under the builtin its raw value names.
+let decoders: [BuiltinOperator: Decoder] = structuredDecoders.merging(elementwiseDecoders) { explicit, _ in explicit }
+
+/// The builtins with options or integer inputs of their own.
+private let structuredDecoders: [BuiltinOperator: Decoder] = [
   .conv2D: decodeConv2D,
   .depthwiseConv2D: decodeDepthwiseConv2D,
   .maxPool2D: decodeMaxPool2D,
-  .add: { r throws(TFLiteError) in try binary(.add, r, clampField: 0) },
-  .sub: { r throws(TFLiteError) in try binary(.subtract, r, clampField: 0) },
-  .mul: { r throws(TFLiteError) in try binary(.multiply, r, clampField: 0) },
-  .div: { r throws(TFLiteError) in try binary(.divide, r, clampField: 0) },
-  .squaredDifference: { r throws(TFLiteError) in try binary(.squaredDifference, r, clampField: nil) },
-  .prelu: { r throws(TFLiteError) in try binary(.prelu, r, clampField: nil) },
-  .maximum: { r throws(TFLiteError) in try binary(.maximum, r, clampField: nil) },
-  .minimum: { r throws(TFLiteError) in try binary(.minimum, r, clampField: nil) },
-  .relu: { r throws(TFLiteError) in (Unary(.relu), [try r.input(0, "input")]) },
-  .relu6: { r throws(TFLiteError) in (Unary(.relu6), [try r.input(0, "input")]) },
-  .logistic: { r throws(TFLiteError) in (Unary(.logistic), [try r.input(0, "input")]) },
-  .tanh: { r throws(TFLiteError) in (Unary(.tanh), [try r.input(0, "input")]) },
-  .neg: { r throws(TFLiteError) in (Unary(.negate), [try r.input(0, "input")]) },
-  .sqrt: { r throws(TFLiteError) in (Unary(.squareRoot), [try r.input(0, "input")]) },
-  .rsqrt: { r throws(TFLiteError) in (Unary(.reciprocalSquareRoot), [try r.input(0, "input")]) },
   .mean: { r throws(TFLiteError) in try reduce(.mean, r) },
   .sum: { r throws(TFLiteError) in try reduce(.sum, r) },
   .pad: decodePad,
@@ -72,12 +61,38 @@ private func decodeMaxPool2D(_ r: OperatorRecord) throws(TFLiteError) -> (op: an
   return (op, [try r.input(0, "input")])
 }
 
-private func binary(
-  _ function: BinaryFunction, _ r: OperatorRecord, clampField: Int?
-) throws(TFLiteError) -> (op: any Operator, inputs: [Int]) {
-  let clamp = try clampField.map { (id: Int) throws(TFLiteError) -> Clamp in try r.clamp(id) } ?? .none
-  return (Binary(function, clamp: clamp), [try r.input(0, "first input"), try r.input(1, "second input")])
+/// A row for every `UnaryFunction` and `BinaryFunction`, keyed by the builtin its raw value
+/// names (`ElementwiseDecoderTests` checks that every name is one).
+private let elementwiseDecoders: [BuiltinOperator: Decoder] = {
+  var rows: [BuiltinOperator: Decoder] = [:]
+  for function in UnaryFunction.allCases {
+    if let builtin = BuiltinOperator(name: function.rawValue) { rows[builtin] = unaryDecoder(function) }
+  }
+  for function in BinaryFunction.allCases {
+    if let builtin = BuiltinOperator(name: function.rawValue) { rows[builtin] = binaryDecoder(function, builtin) }
+  }
+  return rows
+}()
+
+// Named functions rather than closures written in the loops above: Swift 6.3.1's SILGen
+// crashes on a typed-throws closure literal that captures a loop variable there.
+private func unaryDecoder(_ function: UnaryFunction) -> Decoder {
+  { r throws(TFLiteError) in (Unary(function), [try r.input(0, "input")]) }
 }
+
+private func binaryDecoder(_ function: BinaryFunction, _ builtin: BuiltinOperator) -> Decoder {
+  // ADD, SUB, MUL and DIV carry TFLite's fused activation as option field 0; the other
+  // binary builtins' options (if any) have no fields.
+  let activation = builtinsWithFusedActivation.contains(builtin)
+  return { r throws(TFLiteError) in
+    (
+      Binary(function, clamp: activation ? try r.clamp(0) : .none),
+      [try r.input(0, "first input"), try r.input(1, "second input")]
+    )
+  }
+}
+
+private let builtinsWithFusedActivation: Set<BuiltinOperator> = [.add, .sub, .mul, .div]
 
 private func reduce(_ kind: Reduction.Kind, _ r: OperatorRecord) throws(TFLiteError) -> (
   op: any Operator, inputs: [Int]

@@ -19,18 +19,7 @@ public struct Binary: Operator {
     self.epilogue = Epilogue(clamp: clamp)
   }
 
-  public var name: String {
-    switch function {
-    case .add: "ADD"
-    case .subtract: "SUB"
-    case .multiply: "MUL"
-    case .divide: "DIV"
-    case .squaredDifference: "SQUARED_DIFFERENCE"
-    case .prelu: "PRELU"
-    case .maximum: "MAXIMUM"
-    case .minimum: "MINIMUM"
-    }
-  }
+  public var name: String { function.rawValue }
 
   func broadcast(_ inputs: [Shape]) throws(RuntimeError) -> Broadcast {
     guard inputs.count == 2 else { throw .invalidOperator("\(name) takes two inputs, got \(inputs.count)") }

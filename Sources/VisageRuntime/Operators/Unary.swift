@@ -8,17 +8,7 @@ public struct Unary: Operator {
   /// Creates the operator for `function`.
   public init(_ function: UnaryFunction) { self.function = function }
 
-  public var name: String {
-    switch function {
-    case .relu: "RELU"
-    case .relu6: "RELU6"
-    case .logistic: "LOGISTIC"
-    case .negate: "NEG"
-    case .squareRoot: "SQRT"
-    case .reciprocalSquareRoot: "RSQRT"
-    case .tanh: "TANH"
-    }
-  }
+  public var name: String { function.rawValue }
 
   public func outputShape(_ inputs: [Shape]) throws(RuntimeError) -> Shape {
     guard inputs.count == 1 else { throw .invalidOperator("\(name) takes one input, got \(inputs.count)") }
