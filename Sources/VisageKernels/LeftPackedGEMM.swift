@@ -23,7 +23,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   private let panels: UnsafeMutablePointer<Float>
   /// The bias, zero-padded to whole panels.
   private let bias: UnsafeMutablePointer<Float>
-  /// Rows of C per micro-kernel call: 8, 4 or 2 (see `preferredTileRows`).
+  /// Rows of C per micro-kernel call: 8, 4 or 2 (see `TileHeight`).
   public let tileRows: Int
   /// Everything above as the micro-kernels take it.
   private let weights: VisageLeftPackedWeights
@@ -35,9 +35,9 @@ public final class LeftPackedGEMM: @unchecked Sendable {
 
   /// Packs `a` (m×k row-major, row stride `lda`) and the `epilogue`'s per-row bias (zeros
   /// when nil) and clamp, for the micro-kernels at `instructionSet` (it takes no PReLU
-  /// slopes; its residual is ignored: each `multiply` names its own). `tileRows` defaults to the
-  /// height measured fastest there (`preferredTileRows`). Any height and any instruction
-  /// set give the same results.
+  /// slopes; its residual is ignored: each `multiply` names its own). `tileRows` defaults to that
+  /// instruction set's (`TileHeight`). Any height and any instruction set give the same
+  /// results.
   public init(
     a: UnsafePointer<Float>, m: Int, k: Int, lda: Int, epilogue: Epilogue.Bound = Epilogue.Bound(),
     tileRows: Int? = nil, instructionSet: InstructionSet = .active
@@ -47,7 +47,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     precondition(tileRows.map { [2, 4, 8].contains($0) } ?? true)
     precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
     kernel = MicroKernels.of(instructionSet).leftPackedGEMM
-    self.tileRows = tileRows ?? Self.preferredTileRows(instructionSet)
+    self.tileRows = tileRows ?? TileHeight.rows(at: instructionSet)
     self.m = m
     self.k = k
     let rows = (m + 7) / 8 * 8
@@ -81,38 +81,6 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   ) {
     precondition(n % 16 == 0 && ldx >= n && ldc >= n)
     kernel(weights, n, x, ldx, c, ldc, residual, part ?? 0..<panelCount)
-  }
-
-  /// The tile height the active instruction set runs fastest, measured once per process.
-  ///
-  /// Eight rows by 32 columns is sixteen 16-lane accumulators: AVX-512's 32 registers hold
-  /// them, but they are 32 AVX2 and 64 SSE registers, of which there are 16, so the tile
-  /// spills there. Four
-  /// rows by 16 columns fits AVX2's registers, two rows SSE's. As for `PackedGEMM`, the
-  /// first left-packed GEMM times each height on a small problem (once per process) and
-  /// keeps the fastest; every height sums in the same order, so the choice
-  /// changes speed, never results.
-  public static let preferredTileRows: Int = measureTileRows(.active)
-
-  static func preferredTileRows(_ instructionSet: InstructionSet) -> Int {
-    instructionSet == .active ? preferredTileRows : measureTileRows(instructionSet)
-  }
-
-  private static func measureTileRows(_ instructionSet: InstructionSet) -> Int {
-    let (m, k, n) = (16, 64, 32)
-    let a = CacheAligned.allocate(Float.self, count: m * k)
-    let x = CacheAligned.allocate(Float.self, count: k * n)
-    let c = CacheAligned.allocate(Float.self, count: m * n)
-    defer {
-      a.deallocate()
-      x.deallocate()
-      c.deallocate()
-    }
-    for i in 0..<(m * k) { a[i] = Float(i % 7) - 3 }
-    for i in 0..<(k * n) { x[i] = Float(i % 5) - 2 }
-    let heights = [8, 4, 2]
-    let gemms = heights.map { LeftPackedGEMM(a: a, m: m, k: k, lda: k, tileRows: $0, instructionSet: instructionSet) }
-    return heights[FastestVariant.index(of: heights.count) { gemms[$0].multiply(n: n, x: x, ldx: n, c: c, ldc: n) }]
   }
 
   /// The naive twin: `c = epilogue(a · x)` loop by loop, summing in k order. The

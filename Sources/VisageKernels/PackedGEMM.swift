@@ -38,7 +38,7 @@ public final class PackedGEMM: @unchecked Sendable {
   /// values, zeros when nil), clamp and optional PReLU slopes (its residual is ignored:
   /// each `multiply` names its own). The micro-kernels run at
   /// `instructionSet` (the process's, `InstructionSet.active`, by default). `tileRows`
-  /// defaults to the height measured fastest there (`PackedGEMM.preferredTileRows`). Any
+  /// defaults to that instruction set's (`TileHeight`). Any
   /// height and any instruction set give the same results.
   public init(
     b: UnsafePointer<Float>, n: Int, k: Int, ldb: Int, epilogue: Epilogue.Bound = Epilogue.Bound(),
@@ -47,7 +47,7 @@ public final class PackedGEMM: @unchecked Sendable {
   ) {
     precondition(tileRows.map { [1, 2, 4, 8].contains($0) } ?? true)
     precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
-    self.tileRows = tileRows ?? Self.preferredTileRows(instructionSet)
+    self.tileRows = tileRows ?? TileHeight.rows(at: instructionSet)
     kernel = MicroKernels.of(instructionSet).packedGEMM
     self.n = n
     self.k = k
@@ -134,37 +134,5 @@ public final class PackedGEMM: @unchecked Sendable {
 
     /// The residual from row `row` on.
     func rows(from row: Int) -> Residual { Residual(values + row * channels, channels: channels) }
-  }
-
-  /// The tile height the active instruction set runs fastest, measured once per process.
-  ///
-  /// Eight rows keep eight 16-lane accumulators, right for AVX-512's 32 vector registers;
-  /// where 16 lanes take two AVX2 or four SSE registers, eight rows spill and shorter tiles
-  /// can be faster. So the first GEMM times each height on a small problem (once per
-  /// process) and keeps the fastest. Every height sums in the same order, so the choice changes
-  /// speed, never results.
-  public static let preferredTileRows: Int = measureTileRows(.active)
-
-  static func preferredTileRows(_ instructionSet: InstructionSet) -> Int {
-    instructionSet == .active ? preferredTileRows : measureTileRows(instructionSet)
-  }
-
-  private static func measureTileRows(_ instructionSet: InstructionSet) -> Int {
-    let (m, k) = (64, 64)
-    let a = CacheAligned.allocate(Float.self, count: m * k)
-    let b = CacheAligned.allocate(Float.self, count: 16 * k)
-    let c = CacheAligned.allocate(Float.self, count: m * 16)
-    defer {
-      a.deallocate()
-      b.deallocate()
-      c.deallocate()
-    }
-    for i in 0..<(m * k) { a[i] = Float(i % 7) - 3 }
-    for i in 0..<(16 * k) { b[i] = Float(i % 5) - 2 }
-    let heights = [8, 4, 2]
-    let gemms = heights.map { PackedGEMM(b: b, n: 16, k: k, ldb: k, tileRows: $0, instructionSet: instructionSet) }
-    // A shorter tile must win clearly (see `FastestVariant`): on AVX-512 four rows come
-    // close to eight on this small problem yet lose on the models.
-    return heights[FastestVariant.index(of: heights.count) { gemms[$0].multiply(m: m, a: a, lda: k, c: c, ldc: 16) }]
   }
 }

@@ -70,8 +70,7 @@ struct Bench: ParsableCommand {
     if format == .text {
       print(
         "kernels \(kernels.rawValue), instruction set \(InstructionSet.active) (CPU and build: "
-          + "\(InstructionSet.supported)), GEMM tile rows \(PackedGEMM.preferredTileRows), "
-          + "row-mixing tile rows \(LeftPackedGEMM.preferredTileRows), threads \(threads), "
+          + "\(InstructionSet.supported)), GEMM tile rows \(TileHeight.rows(at: .active)), threads \(threads), "
           + "iterations \(iterations), warm-up \(warmup)")
       print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
     }
@@ -115,7 +114,7 @@ struct Bench: ParsableCommand {
     if format == .json {
       var fields: [(String, JSON)] = [
         ("name", .string(name)), ("instructionSet", .string(InstructionSet.active.description)),
-        ("threads", .int(threads)), ("iterations", .int(stats.count)),
+        ("tileRows", .int(TileHeight.rows(at: .active))), ("threads", .int(threads)), ("iterations", .int(stats.count)),
         ("minMs", .double(stats.min)), ("medianMs", .double(stats.median)), ("p90Ms", .double(stats.p90)),
       ]
       if let sharing {

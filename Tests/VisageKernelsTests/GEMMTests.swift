@@ -119,9 +119,14 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     }
   }
 
-  /// The measured micro-kernel height is one of the three the measurement tries.
-  @Test func preferredTileRowsIsACandidate() {
-    #expect([2, 4, 8].contains(PackedGEMM.preferredTileRows))
+  /// Each level's tile height is one the micro-kernels have, and the GEMMs take it by default.
+  @Test func tileHeightsAreCandidates() {
+    for instructionSet in InstructionSet.allCases {
+      #expect(TileHeight.candidates.contains(TileHeight.rows(at: instructionSet)))
+    }
+    let b = [Float](repeating: 1, count: 4)
+    #expect(PackedGEMM(b: b, n: 2, k: 2, ldb: 2).tileRows == TileHeight.rows(at: .active))
+    #expect(LeftPackedGEMM(a: b, m: 2, k: 2, lda: 2).tileRows == TileHeight.rows(at: .active))
   }
 
   /// Only m×n values may be written: the sentinels in C's slack columns must survive.

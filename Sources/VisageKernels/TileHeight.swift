@@ -1,0 +1,42 @@
+import Foundation
+
+/// How many rows of C the GEMM micro-kernels (`PackedGEMM`, `LeftPackedGEMM`) compute per
+/// call at each instruction set: as many as their accumulators leave room for in the vector
+/// registers.
+///
+/// A tile of eight rows by 32 columns is sixteen 16-lane accumulators: AVX-512's 32
+/// registers hold them, AVX2's 16 eight-lane registers (and SSE's 16 four-lane ones) do not,
+/// and the spills cost more than the shorter tile's extra passes over the weights.
+/// The table was measured on the bundled models, forcing each height with
+/// `VISAGE_TILE_ROWS` (`visage bench`, min of three runs; README, "Tile heights"). It
+/// replaced a per-process timing of the heights on a small problem, which on AVX2 kept eight
+/// rows in some processes and not others: the same binary ran face_detector 25% slower
+/// depending on its environment. Every height sums in the same order, so the height changes
+/// speed, never results.
+public enum TileHeight {
+  /// The rows per micro-kernel call at `instructionSet`, unless `VISAGE_TILE_ROWS` names
+  /// another.
+  public static func rows(at instructionSet: InstructionSet) -> Int {
+    if let forced { return forced }
+    switch instructionSet {
+    case .avx512: return 8
+    case .avx2: return 4
+    // SSE2 on x86-64; on arm64, NEON (not measured: its 32 four-lane registers hold as
+    // many floats as AVX2's 16 eight-lane ones, so four rows may suit it better).
+    case .baseline: return 2
+    }
+  }
+
+  /// The heights the micro-kernels have.
+  public static let candidates = [8, 4, 2]
+
+  /// `VISAGE_TILE_ROWS` (8, 4 or 2), for measuring the heights against each other; read
+  /// once. Any other value stops the process, as a misspelt `VISAGE_MAX_ISA` does.
+  static let forced: Int? = {
+    guard let text = ProcessInfo.processInfo.environment["VISAGE_TILE_ROWS"], !text.isEmpty else { return nil }
+    guard let rows = Int(text), candidates.contains(rows) else {
+      fatalError("VISAGE_TILE_ROWS is \"\(text)\"; it must be 8, 4 or 2")
+    }
+    return rows
+  }()
+}
