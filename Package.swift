@@ -6,6 +6,8 @@ import PackageDescription
 // The hot SIMD loops (Sources/VisageMicroKernels) compiled once more per x86-64 level, each
 // from a symlink to the same folder; VisageKernels picks one copy at run time (see
 // InstructionSet.swift). Only x86-64 Linux: arm64 and Apple platforms keep their one build.
+// The copies define VISAGE_FMA: their dot products fuse each multiply-add (FloatVector.swift),
+// while the baseline stays bit-identical to TFLite's reference kernels.
 // These copies must stay pointer-and-SIMD code with no arrays or other generic
 // standard-library types: generic code specialized in two copies becomes a weak symbol
 // the linker keeps once, and the baseline path could then run AVX-512 instructions.
@@ -111,5 +113,5 @@ let package = Package(
 package.targets += instructionSetCopies.map { copy in
   .target(
     name: copy.name, dependencies: ["CVisageISA"], path: "Sources/\(copy.name)",
-    swiftSettings: [.unsafeFlags(["-target-cpu", copy.cpu])])
+    swiftSettings: [.unsafeFlags(["-target-cpu", copy.cpu]), .define("VISAGE_FMA")])
 }

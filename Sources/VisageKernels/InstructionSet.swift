@@ -47,6 +47,11 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
   }()
 
   /// Every level this build and this CPU can run, for tests that compare them.
+  /// Whether this level's micro-kernels fuse each multiply-add of a dot product into one
+  /// FMA instruction (one rounding): AVX2 and AVX-512 do, the baseline (SSE2, or NEON on
+  /// arm64) multiplies and adds as TFLite's reference kernels do, bit for bit.
+  public var fusesMultiplyAdd: Bool { self != .baseline }
+
   public static var runnable: [InstructionSet] { allCases.filter { $0 <= supported } }
 
   /// The level every kernel planned in this process runs: `supported`, capped by the

@@ -64,12 +64,12 @@ private func depthwise3x3Block<V: FloatVector>(
   var o = out + span.start * c1 + c
   if span.leftEdge {
     // The window starts at column -1: its fx = 0 taps are padding.
-    var acc = r0.load(V.self, at: c) * w1 + V()
-    acc = r0.load(V.self, at: c1 + c) * w2 + acc
-    acc = r1.load(V.self, at: c) * w4 + acc
-    acc = r1.load(V.self, at: c1 + c) * w5 + acc
-    acc = r2.load(V.self, at: c) * w7 + acc
-    acc = r2.load(V.self, at: c1 + c) * w8 + acc
+    var acc = multiplyAdd(r0.load(V.self, at: c), w1, V())
+    acc = multiplyAdd(r0.load(V.self, at: c1 + c), w2, acc)
+    acc = multiplyAdd(r1.load(V.self, at: c), w4, acc)
+    acc = multiplyAdd(r1.load(V.self, at: c1 + c), w5, acc)
+    acc = multiplyAdd(r2.load(V.self, at: c), w7, acc)
+    acc = multiplyAdd(r2.load(V.self, at: c1 + c), w8, acc)
     o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
     o += c1
   }
@@ -77,15 +77,15 @@ private func depthwise3x3Block<V: FloatVector>(
   var x1 = r1 + span.firstOrigin * c1 + c
   var x2 = r2 + span.firstOrigin * c1 + c
   for _ in 0..<span.insideCount {
-    var acc = x0.load(V.self, at: 0) * w0 + V()
-    acc = x0.load(V.self, at: c1) * w1 + acc
-    acc = x0.load(V.self, at: c2) * w2 + acc
-    acc = x1.load(V.self, at: 0) * w3 + acc
-    acc = x1.load(V.self, at: c1) * w4 + acc
-    acc = x1.load(V.self, at: c2) * w5 + acc
-    acc = x2.load(V.self, at: 0) * w6 + acc
-    acc = x2.load(V.self, at: c1) * w7 + acc
-    acc = x2.load(V.self, at: c2) * w8 + acc
+    var acc = multiplyAdd(x0.load(V.self, at: 0), w0, V())
+    acc = multiplyAdd(x0.load(V.self, at: c1), w1, acc)
+    acc = multiplyAdd(x0.load(V.self, at: c2), w2, acc)
+    acc = multiplyAdd(x1.load(V.self, at: 0), w3, acc)
+    acc = multiplyAdd(x1.load(V.self, at: c1), w4, acc)
+    acc = multiplyAdd(x1.load(V.self, at: c2), w5, acc)
+    acc = multiplyAdd(x2.load(V.self, at: 0), w6, acc)
+    acc = multiplyAdd(x2.load(V.self, at: c1), w7, acc)
+    acc = multiplyAdd(x2.load(V.self, at: c2), w8, acc)
     o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
     x0 += step
     x1 += step
@@ -94,12 +94,12 @@ private func depthwise3x3Block<V: FloatVector>(
   }
   if span.rightEdge {
     // x0, x1, x2 now point at this window's start; its fx = 2 taps are padding.
-    var acc = x0.load(V.self, at: 0) * w0 + V()
-    acc = x0.load(V.self, at: c1) * w1 + acc
-    acc = x1.load(V.self, at: 0) * w3 + acc
-    acc = x1.load(V.self, at: c1) * w4 + acc
-    acc = x2.load(V.self, at: 0) * w6 + acc
-    acc = x2.load(V.self, at: c1) * w7 + acc
+    var acc = multiplyAdd(x0.load(V.self, at: 0), w0, V())
+    acc = multiplyAdd(x0.load(V.self, at: c1), w1, acc)
+    acc = multiplyAdd(x1.load(V.self, at: 0), w3, acc)
+    acc = multiplyAdd(x1.load(V.self, at: c1), w4, acc)
+    acc = multiplyAdd(x2.load(V.self, at: 0), w6, acc)
+    acc = multiplyAdd(x2.load(V.self, at: c1), w7, acc)
     o.store(V.minimum(V.maximum(acc + bv, lower), upper), at: 0)
   }
   if let slopes = layer.slopes {

@@ -15,6 +15,8 @@ protocol FloatVector: BitwiseCopyable {
   init(repeating value: Float)
   static func + (lhs: Self, rhs: Self) -> Self
   static func * (lhs: Self, rhs: Self) -> Self
+  /// self + a · b with one rounding (the standard library's fused multiply-add).
+  func addingProduct(_ a: Self, _ b: Self) -> Self
   /// Lane-wise maximum, as `lanewiseMax`.
   static func maximum(_ a: Self, _ b: Self) -> Self
   /// Lane-wise minimum, as `lanewiseMin`.
@@ -39,6 +41,23 @@ extension SIMD16: FloatVector where Scalar == Float {
   static func minimum(_ a: Self, _ b: Self) -> Self { a.replacing(with: b, where: b .< a) }
   @inline(__always)
   static func prelu(_ x: Self, _ slope: Self) -> Self { x.replacing(with: x * slope, where: x .< 0) }
+}
+
+/// a · b + c, the step of every dot product in these kernels.
+///
+/// The copies built with `VISAGE_FMA` (AVX2 and AVX-512, whose CPUs all have FMA3) fuse it
+/// into one instruction with one rounding, as XNNPACK's kernels do; the baseline copy
+/// multiplies, rounds, then adds, as TFLite's reference kernels do, since SSE2 has no FMA
+/// instruction and `addingProduct` there becomes a libm call per lane. So the baseline level
+/// is bit-identical to the reference kernels and the FMA levels differ from them by
+/// rounding (README, "Instruction sets").
+@inline(__always)
+func multiplyAdd<V: FloatVector>(_ a: V, _ b: V, _ c: V) -> V {
+  #if VISAGE_FMA
+    c.addingProduct(a, b)
+  #else
+    a * b + c
+  #endif
 }
 
 extension UnsafePointer where Pointee == Float {

@@ -163,29 +163,29 @@ struct LeftPackedGEMMKernel {
       let u = row.load(SIMD16<Float>.self, at: 0)
       let v = row.load(SIMD16<Float>.self, at: 16)
       var a = SIMD16<Float>(repeating: w[0])
-      c0 = u * a + c0
-      d0 = v * a + d0
+      c0 = multiplyAdd(u, a, c0)
+      d0 = multiplyAdd(v, a, d0)
       a = SIMD16<Float>(repeating: w[1])
-      c1 = u * a + c1
-      d1 = v * a + d1
+      c1 = multiplyAdd(u, a, c1)
+      d1 = multiplyAdd(v, a, d1)
       a = SIMD16<Float>(repeating: w[2])
-      c2 = u * a + c2
-      d2 = v * a + d2
+      c2 = multiplyAdd(u, a, c2)
+      d2 = multiplyAdd(v, a, d2)
       a = SIMD16<Float>(repeating: w[3])
-      c3 = u * a + c3
-      d3 = v * a + d3
+      c3 = multiplyAdd(u, a, c3)
+      d3 = multiplyAdd(v, a, d3)
       a = SIMD16<Float>(repeating: w[4])
-      c4 = u * a + c4
-      d4 = v * a + d4
+      c4 = multiplyAdd(u, a, c4)
+      d4 = multiplyAdd(v, a, d4)
       a = SIMD16<Float>(repeating: w[5])
-      c5 = u * a + c5
-      d5 = v * a + d5
+      c5 = multiplyAdd(u, a, c5)
+      d5 = multiplyAdd(v, a, d5)
       a = SIMD16<Float>(repeating: w[6])
-      c6 = u * a + c6
-      d6 = v * a + d6
+      c6 = multiplyAdd(u, a, c6)
+      d6 = multiplyAdd(v, a, d6)
       a = SIMD16<Float>(repeating: w[7])
-      c7 = u * a + c7
-      d7 = v * a + d7
+      c7 = multiplyAdd(u, a, c7)
+      d7 = multiplyAdd(v, a, d7)
       w += 8
       row += ldx
     }
@@ -225,14 +225,14 @@ struct LeftPackedGEMMKernel {
     var row = x
     for _ in 0..<k {
       let u = row.load(SIMD16<Float>.self, at: 0)
-      c0 = u * SIMD16(repeating: w[0]) + c0
-      c1 = u * SIMD16(repeating: w[1]) + c1
-      c2 = u * SIMD16(repeating: w[2]) + c2
-      c3 = u * SIMD16(repeating: w[3]) + c3
-      c4 = u * SIMD16(repeating: w[4]) + c4
-      c5 = u * SIMD16(repeating: w[5]) + c5
-      c6 = u * SIMD16(repeating: w[6]) + c6
-      c7 = u * SIMD16(repeating: w[7]) + c7
+      c0 = multiplyAdd(u, SIMD16(repeating: w[0]), c0)
+      c1 = multiplyAdd(u, SIMD16(repeating: w[1]), c1)
+      c2 = multiplyAdd(u, SIMD16(repeating: w[2]), c2)
+      c3 = multiplyAdd(u, SIMD16(repeating: w[3]), c3)
+      c4 = multiplyAdd(u, SIMD16(repeating: w[4]), c4)
+      c5 = multiplyAdd(u, SIMD16(repeating: w[5]), c5)
+      c6 = multiplyAdd(u, SIMD16(repeating: w[6]), c6)
+      c7 = multiplyAdd(u, SIMD16(repeating: w[7]), c7)
       w += 8
       row += ldx
     }
@@ -261,10 +261,10 @@ struct LeftPackedGEMMKernel {
     var row = x
     for _ in 0..<k {
       let u = row.load(SIMD16<Float>.self, at: 0)
-      c0 = u * SIMD16(repeating: w[0]) + c0
-      c1 = u * SIMD16(repeating: w[1]) + c1
-      c2 = u * SIMD16(repeating: w[2]) + c2
-      c3 = u * SIMD16(repeating: w[3]) + c3
+      c0 = multiplyAdd(u, SIMD16(repeating: w[0]), c0)
+      c1 = multiplyAdd(u, SIMD16(repeating: w[1]), c1)
+      c2 = multiplyAdd(u, SIMD16(repeating: w[2]), c2)
+      c3 = multiplyAdd(u, SIMD16(repeating: w[3]), c3)
       w += 8
       row += ldx
     }
@@ -286,8 +286,8 @@ struct LeftPackedGEMMKernel {
     var row = x
     for _ in 0..<k {
       let u = row.load(SIMD16<Float>.self, at: 0)
-      c0 = u * SIMD16(repeating: w[0]) + c0
-      c1 = u * SIMD16(repeating: w[1]) + c1
+      c0 = multiplyAdd(u, SIMD16(repeating: w[0]), c0)
+      c1 = multiplyAdd(u, SIMD16(repeating: w[1]), c1)
       w += 8
       row += ldx
     }
@@ -309,10 +309,10 @@ struct LeftPackedGEMMKernel {
     var row = x
     for _ in 0..<k {
       let a = SIMD16<Float>(repeating: w[0])
-      c0 = row.load(SIMD16<Float>.self, at: 0) * a + c0
-      c1 = row.load(SIMD16<Float>.self, at: 16) * a + c1
-      c2 = row.load(SIMD16<Float>.self, at: 32) * a + c2
-      c3 = row.load(SIMD16<Float>.self, at: 48) * a + c3
+      c0 = multiplyAdd(row.load(SIMD16<Float>.self, at: 0), a, c0)
+      c1 = multiplyAdd(row.load(SIMD16<Float>.self, at: 16), a, c1)
+      c2 = multiplyAdd(row.load(SIMD16<Float>.self, at: 32), a, c2)
+      c3 = multiplyAdd(row.load(SIMD16<Float>.self, at: 48), a, c3)
       w += 8
       row += ldx
     }
@@ -331,7 +331,7 @@ struct LeftPackedGEMMKernel {
     var w = weights
     var row = x
     for _ in 0..<k {
-      sum = row.load(SIMD16<Float>.self, at: 0) * SIMD16(repeating: w[0]) + sum
+      sum = multiplyAdd(row.load(SIMD16<Float>.self, at: 0), SIMD16(repeating: w[0]), sum)
       w += 8
       row += ldx
     }

@@ -47,14 +47,14 @@ extension PackedGEMMKernel {
       let x7 = x6 + lda
       for p in 0..<length {
         let wv = w.load(SIMD16<Float>.self, at: 0)
-        c0 = wv * SIMD16(repeating: x0[p]) + c0
-        c1 = wv * SIMD16(repeating: x1[p]) + c1
-        c2 = wv * SIMD16(repeating: x2[p]) + c2
-        c3 = wv * SIMD16(repeating: x3[p]) + c3
-        c4 = wv * SIMD16(repeating: x4[p]) + c4
-        c5 = wv * SIMD16(repeating: x5[p]) + c5
-        c6 = wv * SIMD16(repeating: x6[p]) + c6
-        c7 = wv * SIMD16(repeating: x7[p]) + c7
+        c0 = multiplyAdd(wv, SIMD16(repeating: x0[p]), c0)
+        c1 = multiplyAdd(wv, SIMD16(repeating: x1[p]), c1)
+        c2 = multiplyAdd(wv, SIMD16(repeating: x2[p]), c2)
+        c3 = multiplyAdd(wv, SIMD16(repeating: x3[p]), c3)
+        c4 = multiplyAdd(wv, SIMD16(repeating: x4[p]), c4)
+        c5 = multiplyAdd(wv, SIMD16(repeating: x5[p]), c5)
+        c6 = multiplyAdd(wv, SIMD16(repeating: x6[p]), c6)
+        c7 = multiplyAdd(wv, SIMD16(repeating: x7[p]), c7)
         w += 16
       }
     }
@@ -106,29 +106,29 @@ extension PackedGEMMKernel {
         let wv = w.load(SIMD16<Float>.self, at: 0)
         let wu = w.load(SIMD16<Float>.self, at: next)
         var x = SIMD16<Float>(repeating: x0[p])
-        c0 = wv * x + c0
-        d0 = wu * x + d0
+        c0 = multiplyAdd(wv, x, c0)
+        d0 = multiplyAdd(wu, x, d0)
         x = SIMD16<Float>(repeating: x1[p])
-        c1 = wv * x + c1
-        d1 = wu * x + d1
+        c1 = multiplyAdd(wv, x, c1)
+        d1 = multiplyAdd(wu, x, d1)
         x = SIMD16<Float>(repeating: x2[p])
-        c2 = wv * x + c2
-        d2 = wu * x + d2
+        c2 = multiplyAdd(wv, x, c2)
+        d2 = multiplyAdd(wu, x, d2)
         x = SIMD16<Float>(repeating: x3[p])
-        c3 = wv * x + c3
-        d3 = wu * x + d3
+        c3 = multiplyAdd(wv, x, c3)
+        d3 = multiplyAdd(wu, x, d3)
         x = SIMD16<Float>(repeating: x4[p])
-        c4 = wv * x + c4
-        d4 = wu * x + d4
+        c4 = multiplyAdd(wv, x, c4)
+        d4 = multiplyAdd(wu, x, d4)
         x = SIMD16<Float>(repeating: x5[p])
-        c5 = wv * x + c5
-        d5 = wu * x + d5
+        c5 = multiplyAdd(wv, x, c5)
+        d5 = multiplyAdd(wu, x, d5)
         x = SIMD16<Float>(repeating: x6[p])
-        c6 = wv * x + c6
-        d6 = wu * x + d6
+        c6 = multiplyAdd(wv, x, c6)
+        d6 = multiplyAdd(wu, x, d6)
         x = SIMD16<Float>(repeating: x7[p])
-        c7 = wv * x + c7
-        d7 = wu * x + d7
+        c7 = multiplyAdd(wv, x, c7)
+        d7 = multiplyAdd(wu, x, d7)
         w += 16
       }
     }
@@ -168,10 +168,10 @@ extension PackedGEMMKernel {
       let x3 = x2 + lda
       for p in 0..<length {
         let wv = w.load(SIMD16<Float>.self, at: 0)
-        c0 = wv * SIMD16(repeating: x0[p]) + c0
-        c1 = wv * SIMD16(repeating: x1[p]) + c1
-        c2 = wv * SIMD16(repeating: x2[p]) + c2
-        c3 = wv * SIMD16(repeating: x3[p]) + c3
+        c0 = multiplyAdd(wv, SIMD16(repeating: x0[p]), c0)
+        c1 = multiplyAdd(wv, SIMD16(repeating: x1[p]), c1)
+        c2 = multiplyAdd(wv, SIMD16(repeating: x2[p]), c2)
+        c3 = multiplyAdd(wv, SIMD16(repeating: x3[p]), c3)
         w += 16
       }
     }
@@ -195,8 +195,8 @@ extension PackedGEMMKernel {
       let x1 = x0 + lda
       for p in 0..<length {
         let wv = w.load(SIMD16<Float>.self, at: 0)
-        c0 = wv * SIMD16(repeating: x0[p]) + c0
-        c1 = wv * SIMD16(repeating: x1[p]) + c1
+        c0 = multiplyAdd(wv, SIMD16(repeating: x0[p]), c0)
+        c1 = multiplyAdd(wv, SIMD16(repeating: x1[p]), c1)
         w += 16
       }
     }
@@ -214,7 +214,7 @@ extension PackedGEMMKernel {
     for s in 0..<segments.count {
       let x = a + segments.offsets[s]
       for p in 0..<length {
-        acc = w.load(SIMD16<Float>.self, at: 0) * SIMD16(repeating: x[p]) + acc
+        acc = multiplyAdd(w.load(SIMD16<Float>.self, at: 0), SIMD16(repeating: x[p]), acc)
         w += 16
       }
     }

@@ -162,7 +162,7 @@ struct DepthwiseCase: Sendable, CustomTestStringConvertible {
       DepthwiseConvolution.optimized(g, input: input, filter: filter, epilogue: $0, output: &output)
     }
     expectClose(
-      output, expected, .exact, "depthwise+prelu \(c.testDescription) [\(g)]",
+      output, expected, .sameOrder(c.filter * c.filter), "depthwise+prelu \(c.testDescription) [\(g)]",
       shape: [g.output.batch, g.output.height, g.output.width, g.output.channels])
   }
 }
@@ -204,16 +204,16 @@ func depthwiseByRowRangesMatchesWholeLayer(_ c: DepthwiseCase) {
 
 /// Compares the optimized depthwise convolution with the reference for one case.
 ///
-/// Bit-for-bit: the optimized kernel sums taps in the reference's order and adds the bias
-/// last (see DepthwiseConvolution.swift). Should that promise be dropped, the honest bound
-/// is `.reordered(c.filter * c.filter)`.
+/// The optimized kernel sums taps in the reference's order and adds the bias last (see
+/// DepthwiseConvolution.swift): bit for bit at the baseline level, within rounding where the
+/// 3×3 row kernel fuses each tap into one FMA (`Tolerance.sameOrder`).
 func check(_ c: DepthwiseCase, sourceLocation: SourceLocation = #_sourceLocation) {
   let g = c.geometry
   let (input, filter, bias) = c.data()
   let reference = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .reference)
   let optimized = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .optimized)
   expectClose(
-    optimized, reference, .exact, "depthwise \(c.testDescription) [\(g)]",
+    optimized, reference, .sameOrder(c.filter * c.filter), "depthwise \(c.testDescription) [\(g)]",
     shape: [g.output.batch, g.output.height, g.output.width, g.output.channels],
     sourceLocation: sourceLocation)
 }

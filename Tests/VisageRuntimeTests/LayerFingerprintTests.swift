@@ -15,8 +15,12 @@ import VisageTestSupport
     #expect(RuntimeFixtures.available && !RuntimeFixtures.cases.isEmpty, "Tests/Fixtures/runtime is missing")
   }
 
-  /// Same bound as the outputs, on the scale of each layer's own range.
-  static let bound = 1e-5
+  /// Same bound as the outputs, on the scale of each layer's own range, where the kernels
+  /// multiply and add as LiteRT's reference kernels do (the baseline level). Where they fuse
+  /// each multiply-add (AVX2, AVX-512), rounding differences build up over hundreds of layers:
+  /// the face mesh model on random input reaches 1.25e-5 at its layer #215 (a one-value
+  /// CONV_2D) while its outputs stay within 4.1e-6, so the bound there is 2e-5.
+  static let bound = InstructionSet.active.fusesMultiplyAdd ? 2e-5 : 1e-5
 
   @Test(arguments: RuntimeFixtures.fingerprintCases, [Implementation.optimized, .reference])
   func firstDivergentLayer(_ fixture: RuntimeFixtures.Case, _ implementation: Implementation) throws {

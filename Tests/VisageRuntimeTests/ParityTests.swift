@@ -59,12 +59,13 @@ import VisageTestSupport
   /// kernels over all fixture cases and outputs, per model, printed for the README and held
   /// to what the kernels achieve, far inside the 1e-5 every model is held to above.
   ///
-  /// Measured on x86-64 Linux at the AVX2 and the baseline level alike (`swift test -c release
-  /// --filter ParityTests/worstCaseDifferences`, with `VISAGE_MAX_ISA=baseline` for the
-  /// latter): 0 (bit-identical) on the detector, face mesh and full-range models, 2.24e-6 on
-  /// blendshapes (its reductions sum in another order). The bounds: 0 for the three, since any
-  /// difference there means a kernel changed its summation order; 2.5e-6 for blendshapes,
-  /// just above its figure.
+  /// Measured on x86-64 Linux (`swift test -c release --filter ParityTests/worstCaseDifferences`,
+  /// with `VISAGE_MAX_ISA=baseline` for the baseline): at the baseline level, 0
+  /// (bit-identical) on the detector, face mesh and full-range models and 2.24e-6 on
+  /// blendshapes (its reductions sum in another order); at AVX2, whose micro-kernels fuse
+  /// each multiply-add, 1.05e-6, 4.10e-6, 1.24e-6 and 8.9e-7. The bounds: 0 for the three at
+  /// the baseline, since any difference there means a kernel changed its summation order;
+  /// elsewhere each figure plus about 20%.
   @Test func worstCaseDifferences() throws {
     var worst: [String: Float] = [:]
     for fixture in RuntimeFixtures.cases {
@@ -76,9 +77,13 @@ import VisageTestSupport
     for (name, error) in worst.sorted(by: { $0.key < $1.key }) {
       print("optimized vs LiteRT reference, \(name): \(error)")
     }
-    let bounds: [String: Float] = [
-      "face_detector": 0, "face_landmarks_detector": 0, "face_detection_full_range": 0, "face_blendshapes": 2.5e-6,
-    ]
+    let bounds: [String: Float] =
+      InstructionSet.active.fusesMultiplyAdd
+      ? [
+        "face_detector": 1.3e-6, "face_landmarks_detector": 5e-6, "face_detection_full_range": 1.5e-6,
+        "face_blendshapes": 2.5e-6,
+      ]
+      : ["face_detector": 0, "face_landmarks_detector": 0, "face_detection_full_range": 0, "face_blendshapes": 2.5e-6]
     #expect(Set(worst.keys) == Set(BundledModel.allCases.map(\.name)), "models measured: \(worst.keys.sorted())")
     for (name, error) in worst {
       let bound = try #require(bounds[name], "no bound for \(name)")

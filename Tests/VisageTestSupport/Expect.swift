@@ -1,4 +1,5 @@
 import Testing
+import VisageKernels
 
 /// A named bound on `maxScaledError`: how far two float arrays may drift apart.
 ///
@@ -27,6 +28,14 @@ public struct Tolerance: Sendable, CustomStringConvertible {
   public static func reordered(_ length: Int, unit: Float = 1e-6) -> Tolerance {
     let bound = unit * Float(max(length, 1)).squareRoot()
     return Tolerance(bound, name: "reordered(\(length)) = \(bound)")
+  }
+
+  /// An optimized kernel at `level` against its naive twin, both summing `length` products
+  /// in the same order: exact where the micro-kernels multiply and add separately (the
+  /// baseline level), `reordered(length)` where they fuse each step into one FMA (AVX2 and
+  /// AVX-512), which rounds once where the twin rounds twice.
+  public static func sameOrder(_ length: Int, at level: InstructionSet = .active) -> Tolerance {
+    level.fusesMultiplyAdd ? .reordered(length) : .exact
   }
 
   public var description: String { name }

@@ -17,6 +17,17 @@ import VisageTestSupport
   /// Differences from MediaPipe: per image or frame from `compare`, or the worst over many.
   struct Errors {
     var meanXY = 0.0, maxXY = 0.0, maxZ = 0.0, maxBlendshape = 0.0, maxRotation = 0.0, maxTranslation = 0.0, faces = 0
+
+    /// Folds in another frame's errors: the maxima of both, the mean weighted by faces.
+    mutating func merge(_ e: Errors) {
+      meanXY = (meanXY * Double(faces) + e.meanXY * Double(e.faces)) / Double(max(faces + e.faces, 1))
+      maxXY = max(maxXY, e.maxXY)
+      maxZ = max(maxZ, e.maxZ)
+      maxBlendshape = max(maxBlendshape, e.maxBlendshape)
+      maxRotation = max(maxRotation, e.maxRotation)
+      maxTranslation = max(maxTranslation, e.maxTranslation)
+      faces += e.faces
+    }
   }
 
   @Test(arguments: LandmarkerFixtures.imageCases)
@@ -53,46 +64,32 @@ import VisageTestSupport
 
   /// Worst differences over every fixture, printed for the README and held just above what
   /// the code achieves, so that a change that loosens parity fails here, not only in the
-  /// README's table. Measured on x86-64 Linux (AVX2 and baseline alike) with
-  /// `swift test -c release --filter LandmarkerParityTests/worstCaseDifferences`:
-  /// - image mode, 21 faces: mean x,y 1.94e-6, max x,y 5.05e-5, max z 6.98e-5, blendshapes
-  ///   1.37e-3, rotation 3.33e-4, translation 4.99e-3 cm;
-  /// - video mode, 83 faces: mean x,y 1.71e-5, max x,y 7.82e-4, max z 2.65e-4, blendshapes
-  ///   2.33e-2, rotation 1.17e-3, translation 1.22e-2 cm.
-  /// Each bound is that figure plus about 20% (video blendshapes: the per-frame bar, 2.5e-2).
+  /// README's table. Measured on x86-64 Linux with
+  /// `swift test -c release --filter LandmarkerParityTests/worstCaseDifferences`, at the
+  /// baseline level (`VISAGE_MAX_ISA=baseline`) and at AVX2 (fused multiply-adds):
+  /// - image mode, 21 faces: mean x,y 1.94e-6 / 1.84e-6, max x,y 5.05e-5 / 5.01e-5, max z
+  ///   6.98e-5 / 6.55e-5, blendshapes 1.37e-3 / 1.57e-3, rotation 3.33e-4 / 2.98e-4,
+  ///   translation 4.99e-3 / 4.25e-3 cm;
+  /// - video mode, 83 faces: mean x,y 1.71e-5 / 1.51e-5, max x,y 7.82e-4 / 5.68e-4, max z
+  ///   2.65e-4 / 3.52e-4, blendshapes 2.33e-2 / 1.55e-2, rotation 1.17e-3 / 8.44e-4,
+  ///   translation 1.22e-2 / 2.80e-2 cm.
+  /// Each bound is the larger figure plus about 20% (video blendshapes: the per-frame bar,
+  /// 2.5e-2). Video frames feed each result into the next frame's region, which amplifies
+  /// any rounding difference (see `videoModeMatchesMediaPipe`), so the two levels differ there.
   @Test func worstCaseDifferences() throws {
     var all = Errors()
-    var sumMean = 0.0
     for fixture in LandmarkerFixtures.imageCases {
       let result = try FaceLandmarker(options: fixture.options(.image)).detect(image: fixture.frames[0].loadImage())
-      let e = Self.compare(result, fixture.frames[0], "\(fixture)")
-      all.maxXY = max(all.maxXY, e.maxXY)
-      all.maxZ = max(all.maxZ, e.maxZ)
-      all.maxBlendshape = max(all.maxBlendshape, e.maxBlendshape)
-      all.maxRotation = max(all.maxRotation, e.maxRotation)
-      all.maxTranslation = max(all.maxTranslation, e.maxTranslation)
-      sumMean += e.meanXY * Double(e.faces)
-      all.faces += e.faces
+      all.merge(Self.compare(result, fixture.frames[0], "\(fixture)"))
     }
     var video = Errors()
-    var videoSum = 0.0
     for fixture in LandmarkerFixtures.sequences {
       let landmarker = try FaceLandmarker(options: fixture.options(.video))
       for frame in fixture.frames {
-        let e = Self.compare(
-          try landmarker.detect(videoFrame: frame.loadImage(), timestampInMilliseconds: frame.timestampMs), frame,
-          fixture.name)
-        video.maxXY = max(video.maxXY, e.maxXY)
-        video.maxZ = max(video.maxZ, e.maxZ)
-        video.maxBlendshape = max(video.maxBlendshape, e.maxBlendshape)
-        video.maxRotation = max(video.maxRotation, e.maxRotation)
-        video.maxTranslation = max(video.maxTranslation, e.maxTranslation)
-        videoSum += e.meanXY * Double(e.faces)
-        video.faces += e.faces
+        let result = try landmarker.detect(videoFrame: frame.loadImage(), timestampInMilliseconds: frame.timestampMs)
+        video.merge(Self.compare(result, frame, fixture.name))
       }
     }
-    all.meanXY = sumMean / Double(max(all.faces, 1))
-    video.meanXY = videoSum / Double(max(video.faces, 1))
     print(
       "landmarker parity, image mode: \(all.faces) faces, mean xy \(all.meanXY), max xy \(all.maxXY), max z \(all.maxZ), max blendshape \(all.maxBlendshape), max rotation \(all.maxRotation), max translation \(all.maxTranslation)"
     )
@@ -101,10 +98,10 @@ import VisageTestSupport
     )
     #expect(all.faces == 21 && video.faces == 83, "faces: image \(all.faces), video \(video.faces)")
     #expect(all.meanXY <= 2.3e-6 && all.maxXY <= 6e-5 && all.maxZ <= 8.4e-5, "image mode: \(all)")
-    #expect(all.maxBlendshape <= 1.65e-3 && all.maxRotation <= 4e-4 && all.maxTranslation <= 6e-3, "image mode: \(all)")
-    #expect(video.meanXY <= 2.05e-5 && video.maxXY <= 9.4e-4 && video.maxZ <= 3.2e-4, "video mode: \(video)")
+    #expect(all.maxBlendshape <= 1.9e-3 && all.maxRotation <= 4e-4 && all.maxTranslation <= 6e-3, "image mode: \(all)")
+    #expect(video.meanXY <= 2.05e-5 && video.maxXY <= 9.4e-4 && video.maxZ <= 4.2e-4, "video mode: \(video)")
     #expect(
-      video.maxBlendshape <= 2.5e-2 && video.maxRotation <= 1.4e-3 && video.maxTranslation <= 1.47e-2,
+      video.maxBlendshape <= 2.5e-2 && video.maxRotation <= 1.4e-3 && video.maxTranslation <= 3.4e-2,
       "video mode: \(video)")
   }
 
