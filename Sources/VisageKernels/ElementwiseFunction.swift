@@ -41,7 +41,7 @@ extension Vector: Lanes {
   @inlinable @inline(__always) public static func laneMin(_ a: Vector, _ b: Vector) -> Vector { lanewiseMin(a, b) }
   @inlinable @inline(__always)
   public static func replacingNegative(_ x: Vector, with replacement: Vector) -> Vector {
-    x.replacing(with: replacement, where: x .< 0)
+    x.replacing(with: replacement, where: x .< Vector())
   }
   @inlinable @inline(__always)
   public func map(_ scalar: (Float) -> Float) -> Vector {

@@ -101,7 +101,7 @@ extension Epilogue {
         }
       }
       v = clamp(v)
-      if let slopes { v = v.replacing(with: v * slopes.vector(at: channel), where: v .< 0) }
+      if let slopes { v = v.replacing(with: v * slopes.vector(at: channel), where: v .< Vector()) }
       return v
     }
 

@@ -45,7 +45,7 @@ public enum Half {
       o = o.replacing(with: o &+ ((128 - 16) &<< 23), where: exponent .== (0x7C00 &<< 13))
       let subnormal =
         unsafeBitCast(o &+ (1 &<< 23), to: SIMD8<Float>.self) - SIMD8(repeating: Float(bitPattern: 113 << 23))
-      o = o.replacing(with: unsafeBitCast(subnormal, to: SIMD8<UInt32>.self), where: exponent .== 0)
+      o = o.replacing(with: unsafeBitCast(subnormal, to: SIMD8<UInt32>.self), where: exponent .== SIMD8<UInt32>())
       o |= (h & 0x8000) &<< 16
       UnsafeMutableRawPointer(output + i).storeBytes(of: o, as: SIMD8<UInt32>.self)
       i += 8

@@ -31,7 +31,7 @@ extension SIMD8: FloatVector where Scalar == Float {
   @inline(__always)
   static func minimum(_ a: Self, _ b: Self) -> Self { a.replacing(with: b, where: b .< a) }
   @inline(__always)
-  static func prelu(_ x: Self, _ slope: Self) -> Self { x.replacing(with: x * slope, where: x .< 0) }
+  static func prelu(_ x: Self, _ slope: Self) -> Self { x.replacing(with: x * slope, where: x .< Self()) }
 }
 
 extension SIMD16: FloatVector where Scalar == Float {
@@ -40,7 +40,7 @@ extension SIMD16: FloatVector where Scalar == Float {
   @inline(__always)
   static func minimum(_ a: Self, _ b: Self) -> Self { a.replacing(with: b, where: b .< a) }
   @inline(__always)
-  static func prelu(_ x: Self, _ slope: Self) -> Self { x.replacing(with: x * slope, where: x .< 0) }
+  static func prelu(_ x: Self, _ slope: Self) -> Self { x.replacing(with: x * slope, where: x .< Self()) }
 }
 
 /// a · b + c, the step of every dot product in these kernels.
