@@ -152,19 +152,21 @@ struct PackedGEMMKernel {
   ) -> Int {
     let panel = panels + column * k
     let width = min(16, n - column)
-    if rows == tileRows && (rows == 4 || rows == 2) && width == 16
-      && residual.map({ $0.channels >= column + 16 }) ?? true
+    // A whole panel, or the half panel a channel count of 16k + 8 ends with (24, 56, 72 and
+    // 88 in the detector).
+    if rows == tileRows && (rows == 4 || rows == 2) && (width == 16 || width == 8)
+      && residual.map({ $0.channels >= column + width }) ?? true
     {
       if let slopes = finish.slopes {
         let activation = ClampedPReLU(
           lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: 1)
-        finishedFewRows(rows, a, lda, segments, length, panel, c + column, ldc, column, residual, activation)
+        finishedFewRows(rows, width, a, lda, segments, length, panel, c + column, ldc, column, residual, activation)
       } else {
         finishedFewRows(
-          rows, a, lda, segments, length, panel, c + column, ldc, column, residual,
+          rows, width, a, lda, segments, length, panel, c + column, ldc, column, residual,
           Clamped(lower: finish.lower, upper: finish.upper))
       }
-      return 16
+      return width
     }
     Self.accumulate(rows, a, lda, segments, length, panel, tile)
     finish.store(
@@ -173,17 +175,28 @@ struct PackedGEMMKernel {
     return width
   }
 
-  /// Four or two rows of one whole panel, finished inside the micro-kernel.
+  /// Four or two rows of one panel, whole (`width` 16) or its first half (8), finished
+  /// inside the micro-kernel.
   @inline(__always)
   private func finishedFewRows<Activation: TileActivation>(
-    _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ rows: Int, _ width: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ panel: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int,
     _ residual: Residual?, _ activation: Activation
   ) {
     let bias = finish.bias.load(SIMD16<Float>.self, at: column)
+    let (extra, stride) = (residual?.values.advanced(by: column), residual?.channels ?? 0)
+    if width == 8 {
+      let sink = FinishedHalfPanel(
+        c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride)
+      if rows == 4 {
+        Self.accumulate4(a, lda, segments, length, panel, sink)
+      } else {
+        Self.accumulate2(a, lda, segments, length, panel, sink)
+      }
+      return
+    }
     let sink = FinishedTile(
-      c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: residual?.values.advanced(by: column),
-      residualStride: residual?.channels ?? 0)
+      c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: extra, residualStride: stride)
     if rows == 4 {
       Self.accumulate4(a, lda, segments, length, panel, sink)
     } else {

@@ -75,7 +75,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
 
   /// The fused finishes (bias, residual of all or fewer columns, clamp, PReLU) on every
   /// micro-kernel height and instruction set, and on widths that end at, inside and past whole panels and panel
-  /// pairs, against a scalar loop in the reference order: bit for bit.
+  /// pairs, against a scalar loop in the reference order: bit for bit at the baseline,
+  /// within rounding where the level fuses multiply-adds (`Tolerance.sameOrder`).
   @Test(arguments: [8, 13, 16, 24, 29, 32, 40, 48])
   func finishesMatchAScalarLoop(_ n: Int) {
     let k = 19
