@@ -42,7 +42,7 @@ public enum Half {
       var o = (h & 0x7FFF) &<< 13
       let exponent = o & (0x7C00 &<< 13)
       o &+= (127 - 15) &<< 23
-      o = o.replacing(with: o &+ ((128 - 16) &<< 23), where: exponent .== (0x7C00 &<< 13))
+      o = o.replacing(with: o &+ ((128 - 16) &<< 23), where: exponent .== SIMD8<UInt32>(repeating: 0x7C00 << 13))
       let subnormal =
         unsafeBitCast(o &+ (1 &<< 23), to: SIMD8<Float>.self) - SIMD8(repeating: Float(bitPattern: 113 << 23))
       o = o.replacing(with: unsafeBitCast(subnormal, to: SIMD8<UInt32>.self), where: exponent .== SIMD8<UInt32>())
