@@ -10,7 +10,7 @@ import Foundation
 /// The table was measured on the bundled models, forcing each height with
 /// `VISAGE_TILE_ROWS` (`visage bench`, min of three runs; README, "Tile heights"). It
 /// replaced a per-process timing of the heights on a small problem, which on AVX2 kept eight
-/// rows in some processes and not others: the same binary ran face_detector 25% slower
+/// rows in some processes and not others: the same binary ran face_detector 20% slower
 /// depending on its environment. Every height sums in the same order, so the height changes
 /// speed, never results.
 public enum TileHeight {
