@@ -185,22 +185,22 @@ struct PackedGEMMKernel {
   ) {
     let bias = finish.bias.load(SIMD16<Float>.self, at: column)
     let (extra, stride) = (residual?.values.advanced(by: column), residual?.channels ?? 0)
-    if width == 8 {
-      let sink = FinishedHalfPanel(
-        c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride)
+    @inline(__always)
+    func run<Sink: TileSink>(_ sink: Sink) {
       if rows == 4 {
         Self.accumulate4(a, lda, segments, length, panel, sink)
       } else {
         Self.accumulate2(a, lda, segments, length, panel, sink)
       }
-      return
     }
-    let sink = FinishedTile(
-      c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: extra, residualStride: stride)
-    if rows == 4 {
-      Self.accumulate4(a, lda, segments, length, panel, sink)
+    if width == 8 {
+      run(
+        FinishedHalfPanel(
+          c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride))
     } else {
-      Self.accumulate2(a, lda, segments, length, panel, sink)
+      run(
+        FinishedTile(
+          c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: extra, residualStride: stride))
     }
   }
 
