@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Each bundled model at each GEMM tile height (8, 4, 2 rows) and each instruction set this CPU
+"""Each bundled model at each GEMM tile height (8, 6, 4, 2 rows) and each instruction set this CPU
 runs: the measurement behind `TileHeight`'s table (Sources/VisageKernels/TileHeight.swift).
 
 Runs `visage bench --only MODEL --output json` with VISAGE_TILE_ROWS and VISAGE_MAX_ISA set,
@@ -18,7 +18,7 @@ import os
 import subprocess
 
 MODELS = ["face_detector", "face_landmarks_detector", "face_blendshapes", "face_detection_full_range"]
-HEIGHTS = [8, 4, 2]
+HEIGHTS = [8, 6, 4, 2]
 
 
 def run(visage, model, level, rows, iterations):

@@ -36,7 +36,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   /// Packs `a` (m×k row-major, row stride `lda`) and the `epilogue`'s per-row bias (zeros
   /// when nil) and clamp, for the micro-kernels at `instructionSet` (it takes no PReLU
   /// slopes; its residual is ignored: each `multiply` names its own). `tileRows` defaults to that
-  /// instruction set's (`TileHeight`). Any height and any instruction set give the same
+  /// instruction set's (`TileHeight.leftPackedRows`). Any height and any instruction set give the same
   /// results.
   public init(
     a: UnsafePointer<Float>, m: Int, k: Int, lda: Int, epilogue: Epilogue.Bound = Epilogue.Bound(),
@@ -47,7 +47,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     precondition(tileRows.map { [2, 4, 8].contains($0) } ?? true)
     precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
     kernel = MicroKernels.of(instructionSet).leftPackedGEMM
-    self.tileRows = tileRows ?? TileHeight.rows(at: instructionSet)
+    self.tileRows = tileRows ?? TileHeight.leftPackedRows(at: instructionSet)
     self.m = m
     self.k = k
     let rows = (m + 7) / 8 * 8

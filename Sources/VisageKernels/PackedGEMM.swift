@@ -27,7 +27,7 @@ public final class PackedGEMM: @unchecked Sendable {
   /// Bias and PReLU slopes padded to whole panels, so the finish loads them 16 at a time.
   private let bias: UnsafeMutablePointer<Float>
   private let slopes: UnsafeMutablePointer<Float>?
-  /// Rows of C per micro-kernel call (8, 4, 2 or 1).
+  /// Rows of C per micro-kernel call (8, 6, 4, 2 or 1).
   public let tileRows: Int
   /// Everything above as the micro-kernels take it.
   private let weights: VisagePackedWeights
@@ -45,7 +45,7 @@ public final class PackedGEMM: @unchecked Sendable {
     tileRows: Int? = nil,
     instructionSet: InstructionSet = .active
   ) {
-    precondition(tileRows.map { [1, 2, 4, 8].contains($0) } ?? true)
+    precondition(tileRows.map { [1, 2, 4, 6, 8].contains($0) } ?? true)
     precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
     self.tileRows = tileRows ?? TileHeight.rows(at: instructionSet)
     kernel = MicroKernels.of(instructionSet).packedGEMM

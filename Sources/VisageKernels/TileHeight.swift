@@ -6,7 +6,9 @@ import Foundation
 ///
 /// A tile of eight rows by 32 columns is sixteen 16-lane accumulators: AVX-512's 32
 /// registers hold them, AVX2's 16 eight-lane registers (and SSE's 16 four-lane ones) do not,
-/// and the spills cost more than the shorter tile's extra passes over the weights.
+/// and the spills cost more than the shorter tile's extra passes over the weights. Six rows
+/// of one 16-column panel are AVX2's best fit: twelve eight-lane accumulators, two registers
+/// of weights and one broadcast, fifteen of its sixteen.
 /// The table was measured on the bundled models, forcing each height with
 /// `VISAGE_TILE_ROWS` (`visage bench`, min of three runs; README, "Tile heights"). It
 /// replaced a per-process timing of the heights on a small problem, which on AVX2 kept eight
@@ -20,22 +22,30 @@ public enum TileHeight {
     if let forced { return forced }
     switch instructionSet {
     case .avx512: return 8
-    case .avx2: return 4
+    case .avx2: return 6
     // SSE2 on x86-64; on arm64, NEON (not measured: its 32 four-lane registers hold as
     // many floats as AVX2's 16 eight-lane ones, so four rows may suit it better).
     case .baseline: return 2
     }
   }
 
-  /// The heights the micro-kernels have.
-  public static let candidates = [8, 4, 2]
+  /// The left-packed GEMM's rows per call at `instructionSet`: the packed GEMM's, except
+  /// that six becomes four, since its panels are eight rows tall (a six-row tile would leave
+  /// a two-row tail in every panel) and it has no six-row micro-kernel.
+  public static func leftPackedRows(at instructionSet: InstructionSet) -> Int {
+    let rows = rows(at: instructionSet)
+    return rows == 6 ? 4 : rows
+  }
 
-  /// `VISAGE_TILE_ROWS` (8, 4 or 2), for measuring the heights against each other; read
+  /// The heights the packed GEMM's micro-kernels have (the left-packed GEMM's: all but 6).
+  public static let candidates = [8, 6, 4, 2]
+
+  /// `VISAGE_TILE_ROWS` (8, 6, 4 or 2), for measuring the heights against each other; read
   /// once. Any other value stops the process, as a misspelt `VISAGE_MAX_ISA` does.
   static let forced: Int? = {
     guard let text = ProcessInfo.processInfo.environment["VISAGE_TILE_ROWS"], !text.isEmpty else { return nil }
     guard let rows = Int(text), candidates.contains(rows) else {
-      fatalError("VISAGE_TILE_ROWS is \"\(text)\"; it must be 8, 4 or 2")
+      fatalError("VISAGE_TILE_ROWS is \"\(text)\"; it must be 8, 6, 4 or 2")
     }
     return rows
   }()

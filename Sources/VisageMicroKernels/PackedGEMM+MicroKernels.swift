@@ -1,4 +1,4 @@
-/// The packed GEMM's micro-kernels: a tile of 8, 4, 2 or 1 rows of A times one or two
+/// The packed GEMM's micro-kernels: a tile of 8, 6, 4, 2 or 1 rows of A times one or two
 /// 16-column panels. Where their sums go is in PackedGEMM+Finish.swift.
 extension PackedGEMMKernel {
   /// `rows` rows of A (1 to 8) times one panel, written to `tile`.
@@ -9,6 +9,7 @@ extension PackedGEMMKernel {
   ) {
     switch rows {
     case 8: accumulate8(a, lda, segments, length, panel, RawTile(tile: tile))
+    case 6: accumulate6(a, lda, segments, length, panel, RawTile(tile: tile))
     case 4: accumulate4(a, lda, segments, length, panel, RawTile(tile: tile))
     case 2: accumulate2(a, lda, segments, length, panel, RawTile(tile: tile))
     default:
@@ -148,6 +149,89 @@ extension PackedGEMMKernel {
     sink.put(d5, row: 5, panel: 1)
     sink.put(d6, row: 6, panel: 1)
     sink.put(d7, row: 7, panel: 1)
+  }
+
+  /// Six rows of A times one panel, handed to `sink`: AVX2's tile, whose twelve eight-lane
+  /// accumulators, two of weights and one broadcast fill its sixteen registers.
+  @inline(never)
+  static func accumulate6<Sink: TileSink>(
+    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ panel: UnsafePointer<Float>, _ sink: Sink
+  ) {
+    var c0 = SIMD16<Float>()
+    var c1 = SIMD16<Float>()
+    var c2 = SIMD16<Float>()
+    var c3 = SIMD16<Float>()
+    var c4 = SIMD16<Float>()
+    var c5 = SIMD16<Float>()
+    var w = panel
+    for s in 0..<segments.count {
+      let x0 = a + segments.offsets[s]
+      let x1 = x0 + lda
+      let x2 = x1 + lda
+      let x3 = x2 + lda
+      let x4 = x3 + lda
+      let x5 = x4 + lda
+      for p in 0..<length {
+        let wv = w.load(SIMD16<Float>.self, at: 0)
+        c0 = multiplyAdd(wv, SIMD16(repeating: x0[p]), c0)
+        c1 = multiplyAdd(wv, SIMD16(repeating: x1[p]), c1)
+        c2 = multiplyAdd(wv, SIMD16(repeating: x2[p]), c2)
+        c3 = multiplyAdd(wv, SIMD16(repeating: x3[p]), c3)
+        c4 = multiplyAdd(wv, SIMD16(repeating: x4[p]), c4)
+        c5 = multiplyAdd(wv, SIMD16(repeating: x5[p]), c5)
+        w += 16
+      }
+    }
+    sink.put(c0, row: 0, panel: 0)
+    sink.put(c1, row: 1, panel: 0)
+    sink.put(c2, row: 2, panel: 0)
+    sink.put(c3, row: 3, panel: 0)
+    sink.put(c4, row: 4, panel: 0)
+    sink.put(c5, row: 5, panel: 0)
+  }
+
+  /// Six rows of A times the first half (eight columns) of one panel, handed to `sink` as
+  /// panel 0 with its upper eight lanes a copy of the lower (for `FinishedHalfPanel`, which
+  /// reads only those). A channel count of 16k + 8 ends with such a half panel, and the
+  /// landmark model's 1×1 convolutions to eight channels are nothing else: the whole-panel
+  /// kernel would spend half its multiply-adds on the padding.
+  @inline(never)
+  static func accumulate6Half<Sink: TileSink>(
+    _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
+    _ panel: UnsafePointer<Float>, _ sink: Sink
+  ) {
+    var c0 = SIMD8<Float>()
+    var c1 = SIMD8<Float>()
+    var c2 = SIMD8<Float>()
+    var c3 = SIMD8<Float>()
+    var c4 = SIMD8<Float>()
+    var c5 = SIMD8<Float>()
+    var w = panel
+    for s in 0..<segments.count {
+      let x0 = a + segments.offsets[s]
+      let x1 = x0 + lda
+      let x2 = x1 + lda
+      let x3 = x2 + lda
+      let x4 = x3 + lda
+      let x5 = x4 + lda
+      for p in 0..<length {
+        let wv = w.load(SIMD8<Float>.self, at: 0)
+        c0 = multiplyAdd(wv, SIMD8(repeating: x0[p]), c0)
+        c1 = multiplyAdd(wv, SIMD8(repeating: x1[p]), c1)
+        c2 = multiplyAdd(wv, SIMD8(repeating: x2[p]), c2)
+        c3 = multiplyAdd(wv, SIMD8(repeating: x3[p]), c3)
+        c4 = multiplyAdd(wv, SIMD8(repeating: x4[p]), c4)
+        c5 = multiplyAdd(wv, SIMD8(repeating: x5[p]), c5)
+        w += 16
+      }
+    }
+    sink.put(SIMD16(lowHalf: c0, highHalf: c0), row: 0, panel: 0)
+    sink.put(SIMD16(lowHalf: c1, highHalf: c1), row: 1, panel: 0)
+    sink.put(SIMD16(lowHalf: c2, highHalf: c2), row: 2, panel: 0)
+    sink.put(SIMD16(lowHalf: c3, highHalf: c3), row: 3, panel: 0)
+    sink.put(SIMD16(lowHalf: c4, highHalf: c4), row: 4, panel: 0)
+    sink.put(SIMD16(lowHalf: c5, highHalf: c5), row: 5, panel: 0)
   }
 
   /// Four rows of A times one panel, handed to `sink`.

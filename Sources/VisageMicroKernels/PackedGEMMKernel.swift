@@ -48,7 +48,7 @@ struct PackedGEMMKernel {
       // by, and the packed weights (at most a few hundred KB here) stay in L2.
       var row = 0
       while row < m {
-        let rows = min(tileRows, m - row)
+        let rows = Self.height(m - row, tileRows: tileRows)
         var column = 0
         while column < n {
           let x = a + row * lda
@@ -143,8 +143,9 @@ struct PackedGEMMKernel {
   }
 
   /// Fewer than eight rows of C (the tile height of builds without AVX-512, or the tail), one
-  /// panel from `column` on. Whole tiles of whole panels are finished inside the micro-kernel
-  /// as in `eightRows`; the rest goes through the tile buffer. Returns the columns done.
+  /// panel from `column` on. Six, four or two rows of a whole panel or of a half panel are
+  /// finished inside the micro-kernel as in `eightRows`; the rest goes through the tile
+  /// buffer. Returns the columns done.
   private func fewRows(
     _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
@@ -154,7 +155,7 @@ struct PackedGEMMKernel {
     let width = min(16, n - column)
     // A whole panel, or the half panel a channel count of 16k + 8 ends with (24, 56, 72 and
     // 88 in the detector).
-    if rows == tileRows && (rows == 4 || rows == 2) && (width == 16 || width == 8)
+    if (rows == 6 || rows == 4 || rows == 2) && (width == 16 || width == 8)
       && residual.map({ $0.channels >= column + width }) ?? true
     {
       if let slopes = finish.slopes {
@@ -175,7 +176,7 @@ struct PackedGEMMKernel {
     return width
   }
 
-  /// Four or two rows of one panel, whole (`width` 16) or its first half (8), finished
+  /// Six, four or two rows of one panel, whole (`width` 16) or its first half (8), finished
   /// inside the micro-kernel.
   @inline(__always)
   private func finishedFewRows<Activation: TileActivation>(
@@ -187,13 +188,20 @@ struct PackedGEMMKernel {
     let (extra, stride) = (residual?.values.advanced(by: column), residual?.channels ?? 0)
     @inline(__always)
     func run<Sink: TileSink>(_ sink: Sink) {
-      if rows == 4 {
+      if rows == 6 {
+        Self.accumulate6(a, lda, segments, length, panel, sink)
+      } else if rows == 4 {
         Self.accumulate4(a, lda, segments, length, panel, sink)
       } else {
         Self.accumulate2(a, lda, segments, length, panel, sink)
       }
     }
-    if width == 8 {
+    if width == 8 && rows == 6 {
+      Self.accumulate6Half(
+        a, lda, segments, length, panel,
+        FinishedHalfPanel(
+          c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride))
+    } else if width == 8 {
       run(
         FinishedHalfPanel(
           c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride))
@@ -202,6 +210,14 @@ struct PackedGEMMKernel {
         FinishedTile(
           c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: extra, residualStride: stride))
     }
+  }
+
+  /// The rows of the next tile when `remaining` rows of C are left: a whole tile, or the
+  /// tail in the shorter tiles (4, 2, 1) that have micro-kernels of their own.
+  @inline(__always)
+  static func height(_ remaining: Int, tileRows: Int) -> Int {
+    if remaining >= tileRows { return tileRows }
+    return remaining >= 4 ? 4 : remaining >= 2 ? 2 : 1
   }
 
   /// Where the runs of each row of A start, relative to the row's start.

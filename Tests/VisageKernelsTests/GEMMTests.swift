@@ -61,7 +61,7 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
     // must agree).
     guard c.transposeB else { return }
     for instructionSet in InstructionSet.runnable {
-      for tileRows in [1, 2, 4, 8] {
+      for tileRows in [1, 2, 4, 6, 8] {
         let packedGEMM = PackedGEMM(
           b: b, n: c.n, k: c.k, ldb: c.ldb, tileRows: tileRows, instructionSet: instructionSet)
         var packed = [Float](repeating: sentinel, count: max(c.m * c.ldc, 1))
@@ -101,7 +101,7 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
             }
           }
           for instructionSet in InstructionSet.runnable {
-            for tileRows in [1, 2, 4, 8] {
+            for tileRows in [1, 2, 4, 6, 8] {
               let gemm = withEpilogue(bias: bias, clamp: clamp, slopes: prelu ? slopes : nil) {
                 PackedGEMM(b: b, n: n, k: k, ldb: k, epilogue: $0, tileRows: tileRows, instructionSet: instructionSet)
               }
@@ -124,10 +124,11 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
   @Test func tileHeightsAreCandidates() {
     for instructionSet in InstructionSet.allCases {
       #expect(TileHeight.candidates.contains(TileHeight.rows(at: instructionSet)))
+      #expect([8, 4, 2].contains(TileHeight.leftPackedRows(at: instructionSet)))
     }
     let b = [Float](repeating: 1, count: 4)
     #expect(PackedGEMM(b: b, n: 2, k: 2, ldb: 2).tileRows == TileHeight.rows(at: .active))
-    #expect(LeftPackedGEMM(a: b, m: 2, k: 2, lda: 2).tileRows == TileHeight.rows(at: .active))
+    #expect(LeftPackedGEMM(a: b, m: 2, k: 2, lda: 2).tileRows == TileHeight.leftPackedRows(at: .active))
   }
 
   /// Only m×n values may be written: the sentinels in C's slack columns must survive.
