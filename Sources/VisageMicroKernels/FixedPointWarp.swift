@@ -13,16 +13,41 @@ import CVisageISA
 /// overwritten by the next pixel; pixels at an edge, and the few where that would read or
 /// write past the end, take the reference's per-pixel rule.
 public func fixedPointWarp(_ warp: VisageFixedPointWarp, _ output: UnsafeMutablePointer<Float>) {
+  // Each block of eight pixels' per-lane values (see `Lanes`) go to the stack once, and the
+  // pixel loop reads them as scalars: indexing the vectors by lane there made LLVM store
+  // every vector to the stack again for each pixel (seven 32-byte stores per pixel).
+  withUnsafeTemporaryAllocation(byteCount: Lanes.byteCount, alignment: 32) { scratch in
+    warpRows(warp, output, Lanes(scratch.baseAddress!))
+  }
+}
+
+/// One block's per-lane values on the stack: source x and y, the four tap weights, and
+/// whether the pixel takes the fast path.
+private struct Lanes {
+  static let byteCount = 7 * 32
+  let base: UnsafeMutableRawPointer
+
+  init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+  @inline(__always)
+  func store(_ v: SIMD8<Int32>, _ row: Int) { base.storeBytes(of: v, toByteOffset: row * 32, as: SIMD8<Int32>.self) }
+
+  @inline(__always)
+  subscript(row: Int, lane: Int) -> Int32 { base.load(fromByteOffset: row * 32 + lane * 4, as: Int32.self) }
+}
+
+@inline(__always)
+private func warpRows(_ warp: VisageFixedPointWarp, _ output: UnsafeMutablePointer<Float>, _ lanes: Lanes) {
   let m = warp.map
   let (width, height) = (warp.width, warp.height)
   let (outputWidth, outputHeight) = (warp.outputWidth, warp.outputHeight)
   let (src, rowBytes, blockWidth) = (warp.pixels, width &* 3, warp.blockWidth)
-  let lanes = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
+  let indices = SIMD8<Double>(0, 1, 2, 3, 4, 5, 6, 7)
   let (lastX, lastY) = (SIMD8<Int32>(repeating: Int32(width - 1)), SIMD8<Int32>(repeating: Int32(height - 1)))
   let zero = SIMD8<Int32>()
   let (scale, offset) = (SIMD4<Float>(repeating: warp.scale), SIMD4<Float>(repeating: warp.offset))
   // The one tap whose fourth byte would lie past the image, and the last output value.
-  let lastTap = (width - 2, height - 2)
+  let lastTap = (SIMD8<Int32>(repeating: Int32(width - 2)), SIMD8<Int32>(repeating: Int32(height - 2)))
   let lastPixel = output + (outputWidth * outputHeight - 1) * 3
   for v in 0..<outputHeight {
     var blockStart = 0
@@ -33,7 +58,7 @@ public func fixedPointWarp(_ warp: VisageFixedPointWarp, _ output: UnsafeMutable
       let blockEnd = min(blockStart + blockWidth, outputWidth)
       var u = blockStart
       while u < blockEnd {
-        let x1 = lanes + SIMD8(repeating: Double(u - blockStart))
+        let x1 = indices + SIMD8(repeating: Double(u - blockStart))
         let w = SIMD8(repeating: w0) + SIMD8(repeating: m.6) * x1
         let perW = (SIMD8(repeating: 32) / w).replacing(with: 0, where: w .== SIMD8<Double>())
         let ix = fixedPoint((SIMD8(repeating: x0) + SIMD8(repeating: m.0) * x1) * perW)
@@ -44,28 +69,32 @@ public func fixedPointWarp(_ warp: VisageFixedPointWarp, _ output: UnsafeMutable
         let ay = iy & 31
         let bx = 32 &- ax
         let by = 32 &- ay
-        let w00 = bx &* by &* 32
-        let w10 = ax &* by &* 32
-        let w01 = bx &* ay &* 32
-        let w11 = ax &* ay &* 32
+        lanes.store(sx, 0)
+        lanes.store(sy, 1)
+        lanes.store(bx &* by &* 32, 2)
+        lanes.store(ax &* by &* 32, 3)
+        lanes.store(bx &* ay &* 32, 4)
+        lanes.store(ax &* ay &* 32, 5)
         // Vector-to-vector comparisons: against a scalar (`sx .>= 0`) the standard library's
         // generic default built the mask one lane at a time through memory, over half of
         // this function's time.
         let inside = (sx .>= zero) .& (sy .>= zero) .& (sx .< lastX) .& (sy .< lastY)
+        let fast = inside .& ((sx .!= lastTap.0) .| (sy .!= lastTap.1))
+        lanes.store(zero.replacing(with: -1, where: fast), 6)
         var out = output + (v &* outputWidth &+ u) &* 3
         for lane in 0..<min(8, blockEnd - u) {
-          let (x, y) = (Int(sx[lane]), Int(sy[lane]))
-          if inside[lane] && out != lastPixel && (x, y) != lastTap {
+          let (x, y) = (Int(lanes[0, lane]), Int(lanes[1, lane]))
+          if lanes[6, lane] != 0 && out != lastPixel {
             let i00 = src + (y &* width &+ x) &* 3
             let i01 = i00 + rowBytes
-            var sum = taps(i00) &* w00[lane]
-            sum &+= taps(i00 + 3) &* w10[lane]
-            sum &+= taps(i01) &* w01[lane]
-            sum &+= taps(i01 + 3) &* w11[lane]
+            var sum = taps(i00) &* lanes[2, lane]
+            sum &+= taps(i00 + 3) &* lanes[3, lane]
+            sum &+= taps(i01) &* lanes[4, lane]
+            sum &+= taps(i01 + 3) &* lanes[5, lane]
             let level = (sum &+ 16384) &>> 15
             UnsafeMutableRawPointer(out).storeBytes(of: SIMD4<Float>(level) * scale + offset, as: SIMD4<Float>.self)
           } else {
-            edgePixel(warp, x, y, (w00[lane], w10[lane], w01[lane], w11[lane]), out)
+            edgePixel(warp, x, y, (lanes[2, lane], lanes[3, lane], lanes[4, lane], lanes[5, lane]), out)
           }
           out += 3
         }
