@@ -184,12 +184,21 @@ struct Finish {
   /// The first `count` values (0 to 16), then zeros: reads nothing past the residual.
   static func partial(_ values: UnsafePointer<Float>, _ count: Int) -> SIMD16<Float> {
     if count == 16 { return values.load(SIMD16<Float>.self, at: 0) }
-    var extra = SIMD16<Float>()
+    // Whole loads of eight and four where they fit, then lane by lane (a lane index that is
+    // not a constant goes through the stack).
+    var low = SIMD8<Float>()
+    var high = SIMD8<Float>()
     var i = 0
     if count >= 8 {
-      extra.lowHalf = values.load(SIMD8<Float>.self, at: 0)
+      low = values.load(SIMD8<Float>.self, at: 0)
       i = 8
     }
+    if count - i >= 4 {
+      let quarter = UnsafeRawPointer(values + i).loadUnaligned(as: SIMD4<Float>.self)
+      if i == 0 { low.lowHalf = quarter } else { high.lowHalf = quarter }
+      i += 4
+    }
+    var extra = SIMD16(lowHalf: low, highHalf: high)
     while i < count {
       extra[i] = values[i]
       i += 1

@@ -53,10 +53,13 @@ struct PackedGEMMKernel {
         while column < n {
           let x = a + row * lda
           let out = c + row * ldc
+          // Panels wholly past the residual's channels get none (the +0 it adds there can
+          // only turn a −0 into +0), so their finishes stay in the micro-kernel.
+          let extra = residual.flatMap { $0.channels > column ? $0.rows(from: row) : nil }
           column +=
             rows == 8
-            ? eightRows(x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
-            : fewRows(rows, x, lda, segments, length, out, ldc, column, residual?.rows(from: row), tile)
+            ? eightRows(x, lda, segments, length, out, ldc, column, extra, tile)
+            : fewRows(rows, x, lda, segments, length, out, ldc, column, extra, tile)
         }
         row += rows
       }

@@ -86,7 +86,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
       let b = random.floats(n * k)
       let bias = random.floats(n)
       let slopes = random.floats(n, in: 0...1)
-      for residualChannels in [nil, n, max(1, n - 5)] {
+      // Residuals of all columns, of all but the last few, and (n - 17) of none of the last panel.
+      for residualChannels in [nil, n, max(1, n - 5), max(1, n - 17)] {
         let residual = random.floats(m * (residualChannels ?? 0))
         for (clamp, prelu) in [(Clamp.none, true), (.relu, false), (.relu6, true)] {
           var expected = [Float](repeating: 0, count: m * n)
