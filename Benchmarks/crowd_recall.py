@@ -12,6 +12,7 @@ release `visage detect` run over the whole set, divided by the number of images.
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
+    .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd/group --min-size 0   # a real group photo
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65
 """
 import argparse

@@ -3,10 +3,14 @@
 and false positives of the detector's ranges (issue 16).
 
 Sources (all with a clear licence; see Tests/Fixtures/crowd/README.md):
-  faces        astronaut.png and camera.png (Tests/Fixtures/images, from scikit-image) and
-               grace_hopper.jpg (matplotlib's sample_data, in the venv). Only three real face
-               photos with a clear licence were found offline, so each is also used mirrored
-               and with changed colour and contrast (six variants of three people).
+  faces        five photos: astronaut.png and camera.png (Tests/Fixtures/images, from
+               scikit-image), grace_hopper.jpg (matplotlib's sample_data, in the venv),
+               denis.png (Tests/Fixtures/crowd/sources, LPPL 1.3c) and the group photo
+               (Tests/Fixtures/crowd/group, LPPL 1.3c). The four portraits are each used as is
+               and mirrored with changed colour and contrast (eight variants of four people);
+               the group photo gives its six largest faces (six more people), pasted at most
+               1.5 times their own size (16 to 51 px), since scaling them up further would
+               only blur them.
   backgrounds  scikit-image's brick, grass, gravel, coffee, chelsea (a cat) and rocket, read
                from the scikit-image 0.26.0 wheel (fetched with `pip download --no-deps` into
                ~/.cache/visage-wheels when not there).
@@ -28,9 +32,18 @@ no cue.
 
 Outputs (deterministic for a seed):
   default      Tests/Fixtures/crowd/: three 1280x960 crowd JPEGs, two 640x480 negatives and
-               truth.json, the small subset the Swift test reads (CrowdRecallTests).
+               truth.json, the small subset the Swift test reads (FaceSearchTests); and
+               Tests/Fixtures/crowd/group/truth.json, the faces of a real group photo (below).
   --out DIR    the full set Benchmarks/crowd_recall.py measures: 16 crowd images (2000x1500)
                and 8 negatives, with truth.json.
+
+The real group photo: Tests/Fixtures/crowd/group/TeamMeeting2019.jpg (1317x342, the JACoW
+team in 2019, LPPL 1.3c; see the crowd README), 38 faces of 16 to 34 px, too small for
+MediaPipe's detector on the whole photo. Its truth boxes are MediaPipe's own: the short-range
+Tasks detector on 96 px tiles (48 px apart) of the photo scaled 4x with Lanczos, boxes wholly
+inside a tile, greedy suppression at IoU 0.3, scores of at least 0.75. The eight boxes below
+0.75 are knees, hands and a shirt; the 38 above are every face, checked by eye on the drawn
+boxes.
 
     .venv/bin/python Tools/make_crowd_fixtures.py
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
@@ -65,13 +78,14 @@ def skimage_wheel():
 
 
 def face_photos():
-    """(name, RGB image) of the three source photos."""
+    """(name, RGB image) of the four portrait photos."""
     import matplotlib
     hopper = os.path.join(os.path.dirname(matplotlib.__file__), "mpl-data", "sample_data", "grace_hopper.jpg")
     return [
         ("astronaut", Image.open(os.path.join(ROOT, "Tests/Fixtures/images/astronaut.png")).convert("RGB")),
         ("camera", Image.open(os.path.join(ROOT, "Tests/Fixtures/images/camera.png")).convert("RGB")),
         ("grace_hopper", Image.open(hopper).convert("RGB")),
+        ("denis", Image.open(os.path.join(ROOT, "Tests/Fixtures/crowd/sources/denis.png")).convert("RGB")),
     ]
 
 
@@ -92,11 +106,22 @@ def mediapipe_box(image):
 
 
 def face_cutouts():
-    """Six variants: each photo's face square (1.5 box sides) as is, and mirrored with a colour
-    change, each with its face box as MediaPipe sees the cutout itself (through the feathered
-    ellipse, on gray, a third of the frame): (dx, dy, side) as fractions of the cutout side,
-    dx and dy from the cutout's centre."""
+    """Eight portrait variants: each photo's face square (1.5 box sides) as is, and mirrored
+    with a colour change, each with its face box as MediaPipe sees the cutout itself (through
+    the feathered ellipse, on gray, a third of the frame): (dx, dy, side) as fractions of the
+    cutout side, dx and dy from the cutout's centre. Then the group photo's six largest faces,
+    their boxes those of group/truth.json (MediaPipe's too, on the upscaled photo; too small
+    to find again in a cutout), each with the largest size it may be pasted at. Each entry is
+    (label, cutout, box, largest size)."""
     cutouts = []
+    group = Image.open(GROUP_PHOTO).convert("RGB")
+    with open(os.path.join(os.path.dirname(GROUP_PHOTO), "truth.json")) as f:
+        faces = json.load(f)["images"][0]["faces"]
+    for i, face in enumerate(sorted(faces, key=lambda f: -f["size"])[:6]):
+        side = face["size"] * 1.5
+        cx, cy = face["x"] + face["size"] / 2, face["y"] + face["size"] / 2
+        cut = group.crop((round(cx - side / 2), round(cy - side / 2), round(cx + side / 2), round(cy + side / 2)))
+        cutouts.append((f"group-{i}", cut, (0.0, 0.0, 1 / 1.5), face["size"] * 1.5))
     for name, photo in face_photos():
         x, y, w, h = mediapipe_box(photo)
         side = int(round(max(w, h) * 1.5))
@@ -111,7 +136,8 @@ def face_cutouts():
             frame = Image.new("RGB", (side * 3, side * 3), (128, 128, 128))
             frame.paste(cut, (side, side), feathered_ellipse(side))
             bx, by, bw, bh = mediapipe_box(frame)
-            cutouts.append((label, cut, ((bx + bw / 2) / side - 1.5, (by + bh / 2) / side - 1.5, (bw + bh) / 2 / side)))
+            cutouts.append((label, cut, ((bx + bw / 2) / side - 1.5, (by + bh / 2) / side - 1.5, (bw + bh) / 2 / side),
+                            MAX_SIZE))
     return cutouts
 
 
@@ -168,7 +194,8 @@ def crowd(rng, cutouts, sources, width, height, count):
         else:
             continue
         placed.append((cx, cy, r))
-        name, patch, (dx, dy, fraction) = cutouts[rng.integers(len(cutouts))]
+        fitting = [c for c in cutouts if c[3] >= size]
+        name, patch, (dx, dy, fraction), _ = fitting[rng.integers(len(fitting))]
         turn = int(rng.choice([0, 90, 180, 270]))
         tilt = float(rng.uniform(-30, 30))
         paste_turned(canvas, patch, size, turn + tilt, cx, cy)
@@ -227,6 +254,53 @@ def write_set(out, seed, crowds, negatives, size, negative_size, faces_per_image
     print(f"{out}: {crowds} crowd images ({total} faces), {negatives} negatives")
 
 
+GROUP_PHOTO = os.path.join(ROOT, "Tests/Fixtures/crowd/group/TeamMeeting2019.jpg")
+
+
+def group_photo_faces(scale=4, tile=96, step=48, min_score=0.75):
+    """The group photo's faces as MediaPipe's short-range detector sees them on upscaled tiles
+    (see the docstring): a list of (x, y, size) squares in photo pixels."""
+    import mediapipe as mp
+    from mediapipe.tasks.python import BaseOptions, vision
+    model = zipfile.ZipFile(os.path.join(ROOT, "Weights/face_landmarker.task")).read("face_detector.tflite")
+    detector = vision.FaceDetector.create_from_options(
+        vision.FaceDetectorOptions(base_options=BaseOptions(model_asset_buffer=model)))
+    photo = Image.open(GROUP_PHOTO).convert("RGB")
+    found = []
+    for y in range(0, photo.height - tile + step, step):
+        for x in range(0, photo.width - tile + step, step):
+            x0, y0 = min(x, photo.width - tile), min(y, photo.height - tile)
+            crop = photo.crop((x0, y0, x0 + tile, y0 + tile)).resize((tile * scale, tile * scale), Image.LANCZOS)
+            result = detector.detect(mp.Image(image_format=mp.ImageFormat.SRGB, data=np.asarray(crop).copy()))
+            for d in result.detections:
+                b, edge = d.bounding_box, tile * scale - 4
+                if b.origin_x > 4 and b.origin_y > 4 and b.origin_x + b.width < edge and b.origin_y + b.height < edge:
+                    found.append((d.categories[0].score, x0 + b.origin_x / scale, y0 + b.origin_y / scale,
+                                  b.width / scale, b.height / scale))
+    detector.close()
+
+    def overlap(a, b):
+        w = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+        h = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+        return 0 if w <= 0 or h <= 0 else w * h / (a[2] * a[3] + b[2] * b[3] - w * h)
+
+    kept = []
+    for score, *box in sorted(found, reverse=True):
+        if score >= min_score and all(overlap(box, k) < 0.3 for k in kept):
+            kept.append(box)
+    return [(x + (w - (w + h) / 2) / 2, y + (h - (w + h) / 2) / 2, (w + h) / 2) for x, y, w, h in kept]
+
+
+def write_group_truth():
+    faces = [{"x": round(x, 1), "y": round(y, 1), "size": round(s, 1), "turn": 0, "tilt": 0.0, "source": "TeamMeeting2019"}
+             for x, y, s in sorted(group_photo_faces())]
+    truth = {"images": [{"file": os.path.basename(GROUP_PHOTO), "faces": faces}]}
+    with open(os.path.join(os.path.dirname(GROUP_PHOTO), "truth.json"), "w") as f:
+        json.dump(truth, f, indent=1)
+        f.write("\n")
+    print(f"{os.path.dirname(GROUP_PHOTO)}: {len(faces)} faces")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="write the full measurement set here instead of the committed subset")
@@ -234,6 +308,7 @@ def main():
     if args.out:
         write_set(args.out, seed=1616, crowds=16, negatives=8, size=(2000, 1500), negative_size=(1280, 960), faces_per_image=12)
     else:
+        write_group_truth()  # first: the crowd images paste faces from it
         write_set(os.path.join(ROOT, "Tests/Fixtures/crowd"), seed=16, crowds=3, negatives=2,
                   size=(1280, 960), negative_size=(640, 480), faces_per_image=10)
 
