@@ -195,7 +195,10 @@ extension PackedGEMMKernel {
   /// panel 0 with its upper eight lanes a copy of the lower (for `FinishedHalfPanel`, which
   /// reads only those). A channel count of 16k + 8 ends with such a half panel, and the
   /// landmark model's 1×1 convolutions to eight channels are nothing else: the whole-panel
-  /// kernel would spend half its multiply-adds on the padding.
+  /// kernel would spend half its multiply-adds on the padding. (Not one function generic over
+  /// the vector with `accumulate6`: that left the standard library's `loadUnaligned` for
+  /// `SIMD16<Float>` un-inlined, a weak symbol the copies would share; see
+  /// .ci/check-isa-symbols.)
   @inline(never)
   static func accumulate6Half<Sink: TileSink>(
     _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
