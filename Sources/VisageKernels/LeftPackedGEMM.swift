@@ -23,7 +23,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   private let panels: UnsafeMutablePointer<Float>
   /// The bias, zero-padded to whole panels.
   private let bias: UnsafeMutablePointer<Float>
-  /// Rows of C per micro-kernel call: 8, 4 or 2 (see `TileHeight`).
+  /// Rows of C per micro-kernel call: 8, 4 or 2 (see `TileHeight.leftPackedRows`).
   public let tileRows: Int
   /// Everything above as the micro-kernels take it.
   private let weights: VisageLeftPackedWeights
@@ -36,8 +36,8 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   /// Packs `a` (m×k row-major, row stride `lda`) and the `epilogue`'s per-row bias (zeros
   /// when nil) and clamp, for the micro-kernels at `instructionSet` (it takes no PReLU
   /// slopes; its residual is ignored: each `multiply` names its own). `tileRows` defaults to that
-  /// instruction set's (`TileHeight.leftPackedRows`). Any height and any instruction set give the same
-  /// results.
+  /// instruction set's (`TileHeight.leftPackedRows`). Any height and any instruction set give
+  /// the same results.
   public init(
     a: UnsafePointer<Float>, m: Int, k: Int, lda: Int, epilogue: Epilogue.Bound = Epilogue.Bound(),
     tileRows: Int? = nil, instructionSet: InstructionSet = .active

@@ -189,9 +189,13 @@ struct PackedGEMMKernel {
   ) {
     let bias = finish.bias.load(SIMD16<Float>.self, at: column)
     let (extra, stride) = (residual?.values.advanced(by: column), residual?.channels ?? 0)
+    // One dispatch on the height for either sink; six rows of a half panel have a kernel of
+    // their own, eight lanes wide.
     @inline(__always)
-    func run<Sink: TileSink>(_ sink: Sink) {
-      if rows == 6 {
+    func run<Sink: TileSink>(_ sink: Sink, halfPanel: Bool) {
+      if rows == 6 && halfPanel {
+        Self.accumulate6Half(a, lda, segments, length, panel, sink)
+      } else if rows == 6 {
         Self.accumulate6(a, lda, segments, length, panel, sink)
       } else if rows == 4 {
         Self.accumulate4(a, lda, segments, length, panel, sink)
@@ -199,19 +203,16 @@ struct PackedGEMMKernel {
         Self.accumulate2(a, lda, segments, length, panel, sink)
       }
     }
-    if width == 8 && rows == 6 {
-      Self.accumulate6Half(
-        a, lda, segments, length, panel,
-        FinishedHalfPanel(
-          c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride))
-    } else if width == 8 {
+    if width == 8 {
       run(
         FinishedHalfPanel(
-          c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride))
+          c: out, ldc: ldc, bias: bias.lowHalf, activation: activation, residual: extra, residualStride: stride),
+        halfPanel: true)
     } else {
       run(
         FinishedTile(
-          c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: extra, residualStride: stride))
+          c: out, ldc: ldc, bias: (bias, bias), activation: activation, residual: extra, residualStride: stride),
+        halfPanel: false)
     }
   }
 
