@@ -14,6 +14,10 @@ release `visage detect` run over the whole set, divided by the number of images.
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd/group --min-size 0   # a real group photo
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65
+
+After the table, the faces `all` with any rotation missed, counted by source photo (the part
+of each face's `source` before its first "-", so a photo and its mirrored variant count
+together), with how many of them are under 30 px.
 """
 import argparse
 import json
@@ -75,7 +79,7 @@ def main():
         for rotation in [False, True]:
             args = ["--range", rng, "--min-detection-confidence", a.min_detection_confidence]
             results, seconds = run(a.visage, a.set, truth, args + (["--any-rotation"] if rotation else []))
-            hits, totals, false_positives = {}, {}, 0
+            hits, totals, false_positives, missed = {}, {}, 0, {}
             for im in images:
                 boxes = [(d["boundingBox"]["originX"], d["boundingBox"]["originY"], d["boundingBox"]["width"],
                           d["boundingBox"]["height"]) for d in results[im["file"]]["detections"]]
@@ -86,10 +90,18 @@ def main():
                         continue
                     totals[f["turn"]] = totals.get(f["turn"], 0) + 1
                     hits[f["turn"]] = hits.get(f["turn"], 0) + (i in found)
+                    if i not in found:
+                        photo = f["source"].split("-")[0]
+                        count, small = missed.get(photo, (0, 0))
+                        missed[photo] = (count + 1, small + (f["size"] < 30))
             recall = sum(hits.values()) / max(1, sum(totals.values()))
             turns = " | ".join(f"{hits.get(t, 0)}/{totals.get(t, 0)}" for t in [0, 90, 180, 270])
             print(f"| {rng} | {'yes' if rotation else 'no'} | {recall:.1%} | {turns} | "
                   f"{false_positives / len(images):.2f} | {seconds:.2f} |", flush=True)
+            if rng == "all" and rotation:
+                last_missed = missed
+    print("\nmissed by all with any rotation, by source photo: "
+          + ", ".join(f"{k} {n} ({small} under 30 px)" for k, (n, small) in sorted(last_missed.items(), key=lambda kv: -kv[1][0])))
 
 
 if __name__ == "__main__":
