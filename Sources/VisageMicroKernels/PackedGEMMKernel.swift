@@ -48,7 +48,7 @@ struct PackedGEMMKernel {
       // by, and the packed weights (at most a few hundred KB here) stay in L2.
       var row = 0
       while row < m {
-        let rows = Self.height(m - row, tileRows: tileRows)
+        let rows = Self.height(m - row, tileRows: tileRows, halfPanel: n == 8)
         var column = 0
         while column < n {
           let x = a + row * lda
@@ -77,11 +77,20 @@ struct PackedGEMMKernel {
     let remaining = n - column
     let out = c + column
     let done: Int?
-    if let slopes = finish.slopes {
+    let pair = remaining > 16 ? 2 : 1
+    // Each kind of activation is its own type, so each gets its own micro-kernel copy.
+    switch (finish.slopes, finish.isUnbounded) {
+    case (let slopes?, true):
+      done = finishedEightRows(
+        a, lda, segments, length, panel, out, ldc, column, residual, PReLU(slopes: slopes, column: column, panels: pair)
+      )
+    case (let slopes?, false):
       let activation = ClampedPReLU(
-        lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: remaining > 16 ? 2 : 1)
+        lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: pair)
       done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, activation)
-    } else {
+    case (nil, true):
+      done = finishedEightRows(a, lda, segments, length, panel, out, ldc, column, residual, Unclamped())
+    case (nil, false):
       done = finishedEightRows(
         a, lda, segments, length, panel, out, ldc, column, residual, Clamped(lower: finish.lower, upper: finish.upper))
     }
@@ -145,10 +154,10 @@ struct PackedGEMMKernel {
     return nil
   }
 
-  /// Fewer than eight rows of C (the tile height of builds without AVX-512, or the tail), one
-  /// panel from `column` on. Six, four or two rows of a whole panel or of a half panel are
-  /// finished inside the micro-kernel as in `eightRows`; the rest goes through the tile
-  /// buffer. Returns the columns done.
+  /// Rows of C other than eight (the tile heights of builds without AVX-512, or the tail),
+  /// one panel from `column` on. Six, four or two rows of a whole panel or of a half panel,
+  /// and twelve of a GEMM that is one half panel, are finished inside the micro-kernel as in
+  /// `eightRows`; the rest goes through the tile buffer. Returns the columns done.
   private func fewRows(
     _ rows: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
     _ c: UnsafeMutablePointer<Float>, _ ldc: Int, _ column: Int, _ residual: Residual?,
@@ -158,17 +167,23 @@ struct PackedGEMMKernel {
     let width = min(16, n - column)
     // A whole panel, or the half panel a channel count of 16k + 8 ends with (24, 56, 72 and
     // 88 in the detector).
-    if (rows == 6 || rows == 4 || rows == 2) && (width == 16 || width == 8)
+    if ((rows == 6 || rows == 4 || rows == 2) && (width == 16 || width == 8) || rows == 12 && width == 8)
       && residual.map({ $0.channels >= column + width }) ?? true
     {
-      if let slopes = finish.slopes {
+      let out = c + column
+      switch (finish.slopes, finish.isUnbounded) {
+      case (let slopes?, true):
+        let activation = PReLU(slopes: slopes, column: column, panels: 1)
+        finishedFewRows(rows, width, a, lda, segments, length, panel, out, ldc, column, residual, activation)
+      case (let slopes?, false):
         let activation = ClampedPReLU(
           lower: finish.lower, upper: finish.upper, slopes: slopes, column: column, panels: 1)
-        finishedFewRows(rows, width, a, lda, segments, length, panel, c + column, ldc, column, residual, activation)
-      } else {
-        finishedFewRows(
-          rows, width, a, lda, segments, length, panel, c + column, ldc, column, residual,
-          Clamped(lower: finish.lower, upper: finish.upper))
+        finishedFewRows(rows, width, a, lda, segments, length, panel, out, ldc, column, residual, activation)
+      case (nil, true):
+        finishedFewRows(rows, width, a, lda, segments, length, panel, out, ldc, column, residual, Unclamped())
+      case (nil, false):
+        let activation = Clamped(lower: finish.lower, upper: finish.upper)
+        finishedFewRows(rows, width, a, lda, segments, length, panel, out, ldc, column, residual, activation)
       }
       return width
     }
@@ -193,7 +208,9 @@ struct PackedGEMMKernel {
     // their own, eight lanes wide.
     @inline(__always)
     func run<Sink: TileSink>(_ sink: Sink, halfPanel: Bool) {
-      if rows == 6 && halfPanel {
+      if rows == 12 && halfPanel {
+        Self.accumulate12Half(a, lda, segments, length, panel, sink)
+      } else if rows == 6 && halfPanel {
         Self.accumulate6Half(a, lda, segments, length, panel, sink)
       } else if rows == 6 {
         Self.accumulate6(a, lda, segments, length, panel, sink)
@@ -217,9 +234,12 @@ struct PackedGEMMKernel {
   }
 
   /// The rows of the next tile when `remaining` rows of C are left: a whole tile, or the
-  /// tail in the shorter tiles (4, 2, 1) that have micro-kernels of their own.
+  /// tail in the shorter tiles (4, 2, 1) that have micro-kernels of their own. A GEMM that
+  /// is one half panel (`halfPanel`: eight columns) takes twelve rows where the tile is six
+  /// (`accumulate12Half`).
   @inline(__always)
-  static func height(_ remaining: Int, tileRows: Int) -> Int {
+  static func height(_ remaining: Int, tileRows: Int, halfPanel: Bool = false) -> Int {
+    if halfPanel && tileRows == 6 && remaining >= 12 { return 12 }
     if remaining >= tileRows { return tileRows }
     return remaining >= 4 ? 4 : remaining >= 2 ? 2 : 1
   }

@@ -21,7 +21,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
 
   static let sizes: [(Int, Int, Int)] = [
     (1, 1, 1), (1, 1, 17), (3, 5, 7), (8, 8, 8), (9, 7, 15), (17, 9, 33), (64, 1, 100),
-    (1, 64, 100), (31, 33, 3), (100, 24, 72), (16, 16, 9), (23, 40, 27), (8, 17, 5), (5, 3, 0), (0, 4, 4), (4, 0, 4),
+    (1, 64, 100), (31, 33, 3), (100, 24, 72), (16, 16, 9), (23, 40, 27), (8, 17, 5), (40, 8, 16), (5, 3, 0), (0, 4, 4),
+    (4, 0, 4),
   ]
 
   static let grid: [GEMMCase] = {
@@ -80,7 +81,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
   @Test(arguments: [8, 13, 16, 24, 29, 32, 40, 48])
   func finishesMatchAScalarLoop(_ n: Int) {
     let k = 19
-    for m in [1, 7, 8, 11, 17] {
+    // 30 rows: two twelve-row tiles of a half panel (n 8 on six-row tiles) and a six-row tail.
+    for m in [1, 7, 8, 11, 17, 30] {
       var random = RandomSource(seed: UInt64(n * 100 + m))
       let a = random.floats(m * k)
       let b = random.floats(n * k)
@@ -89,7 +91,8 @@ struct GEMMCase: Sendable, CustomTestStringConvertible {
       // Residuals of all columns, of all but the last few, and (n - 17) of none of the last panel.
       for residualChannels in [nil, n, max(1, n - 5), max(1, n - 17)] {
         let residual = random.floats(m * (residualChannels ?? 0))
-        for (clamp, prelu) in [(Clamp.none, true), (.relu, false), (.relu6, true)] {
+        // Unbounded clamps (.none) take activations of their own, with and without PReLU.
+        for (clamp, prelu) in [(Clamp.none, true), (.none, false), (.relu, false), (.relu6, true)] {
           var expected = [Float](repeating: 0, count: m * n)
           for i in 0..<m {
             for j in 0..<n {
