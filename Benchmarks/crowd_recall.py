@@ -14,6 +14,7 @@ release `visage detect` run over the whole set, divided by the number of images.
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd/group --min-size 0   # a real group photo
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65
+    .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-face-presence-confidence 0.5   # checked faces
 
 After the table, the faces `all` with any rotation missed, counted by source photo (the part
 of each face's `source` before its first "-", so a photo and its mirrored variant count
@@ -67,6 +68,7 @@ def main():
     parser.add_argument("--visage", default=os.path.join(ROOT, ".build/release/visage"))
     parser.add_argument("--min-size", type=float, default=20)
     parser.add_argument("--min-detection-confidence", default="0.5", help="passed to visage detect")
+    parser.add_argument("--min-face-presence-confidence", help="passed to visage detect: the landmark model's check")
     a = parser.parse_args()
     truth = json.load(open(os.path.join(a.set, "truth.json")))
     images = truth["images"]
@@ -78,6 +80,8 @@ def main():
     for rng in ["short", "full", "all"]:
         for rotation in [False, True]:
             args = ["--range", rng, "--min-detection-confidence", a.min_detection_confidence]
+            if a.min_face_presence_confidence is not None:
+                args += ["--min-face-presence-confidence", a.min_face_presence_confidence]
             results, seconds = run(a.visage, a.set, truth, args + (["--any-rotation"] if rotation else []))
             hits, totals, false_positives, missed = {}, {}, 0, {}
             for im in images:

@@ -38,6 +38,12 @@ struct Detect: ParsableCommand {
   @Option(help: "IoU above which overlapping boxes merge, 0...1.")
   var minSuppressionThreshold: Float = 0.3
 
+  @Option(
+    help:
+      "Check each face with the face landmark model and drop it when its face presence is below this, 0...1 (off by default; about one landmark run per face)."
+  )
+  var minFacePresenceConfidence: Float?
+
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
@@ -51,7 +57,7 @@ struct Detect: ParsableCommand {
   /// The detector options the arguments ask for, with the models' paths and the live-stream
   /// handler given apart (the bundled ones are looked up only when the task is made).
   private func options(
-    modelPath: String, fullRangePath: String?,
+    modelPath: String, fullRangePath: String?, landmarksPath: String? = nil,
     liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
   ) -> FaceDetectorOptions {
     var options = FaceDetectorOptions(
@@ -61,6 +67,8 @@ struct Detect: ParsableCommand {
     options.searchesAllScales = range == .all
     options.fullRangeDetectorModelAssetPath = fullRangePath
     options.searchesAnyRotation = anyRotation
+    options.minFacePresenceConfidence = minFacePresenceConfidence
+    options.landmarksModelAssetPath = landmarksPath
     options.liveStreamHandler = liveStreamHandler
     return options
   }
@@ -68,11 +76,16 @@ struct Detect: ParsableCommand {
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     let (modelPath, fullRangePath) = (try model ?? range.bundledPath(), try range.allScalesFullRangePath())
+    // The check reads the landmark model from the bundled .task unless --model names a bundle.
+    let landmarksPath =
+      minFacePresenceConfidence == nil || modelPath.contains(".task") ? nil : try BundledWeights.taskBundle()
     try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") {
       handler in
       try makeTask {
         try FaceDetector(
-          options: options(modelPath: modelPath, fullRangePath: fullRangePath, liveStreamHandler: handler))
+          options: options(
+            modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath, liveStreamHandler: handler
+          ))
       }
     } report: { result, frame, image in
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
@@ -98,6 +111,7 @@ struct Detect: ParsableCommand {
           return String(
             format: "\n  face %d: score %.3f, box x %d y %d w %d h %d, rotation %.0f°", i + 1, d.categories[0].score,
             Int(b.minX), Int(b.minY), Int(b.width), Int(b.height), turn)
+            + (d.facePresence.map { String(format: ", presence %.3f", $0) } ?? "")
         }.joined())
   }
 }
@@ -149,12 +163,13 @@ enum CLIRunningMode: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension JSON {
-  /// A detection as the contract writes it: integer pixel box, categories, keypoints, and the
-  /// in-plane rotation in degrees (clockwise, from the eye line).
+  /// A detection as the contract writes it: integer pixel box, categories, keypoints, the
+  /// in-plane rotation in degrees (clockwise, from the eye line), and the face presence when
+  /// the detector checked it.
   static func detection(_ d: Detection, image: VisionImage) -> JSON {
     let b = d.boundingBox
     let rotation = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height).map { JSON.float(Float($0)) }
-    return .object([
+    var fields: [(String, JSON)] = [
       (
         "boundingBox",
         .object([
@@ -183,6 +198,8 @@ extension JSON {
           })
       ),
       ("rotation", rotation ?? .null),
-    ])
+    ]
+    if let presence = d.facePresence { fields.append(("facePresence", .float(presence))) }
+    return .object(fields)
   }
 }

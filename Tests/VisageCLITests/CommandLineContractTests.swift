@@ -37,6 +37,21 @@ import VisageTestSupport
     #expect(refused.status == 2)
   }
 
+  /// `--min-face-presence-confidence` checks each face with the landmark model (from the
+  /// bundled .task, whatever the range) and reports its presence; without it there is none.
+  @Test(arguments: ["short", "full"]) func detectChecksFacesWhenAsked(range: String) throws {
+    let run = try CLI.run([
+      "detect", Self.astronaut, "--range", range, "--min-face-presence-confidence", "0.5", "--output", "json",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let detections = try #require(try run.jsonLines().first?["detections"] as? [[String: Any]])
+    #expect(detections.count == 1)
+    #expect((detections.first?["facePresence"] as? Double ?? 0) > 0.9)
+    let plain = try CLI.run(["detect", Self.astronaut, "--range", range, "--output", "json"])
+    let unchecked = try #require(try plain.jsonLines().first?["detections"] as? [[String: Any]])
+    #expect(unchecked.count == 1 && unchecked.first?["facePresence"] == nil)
+  }
+
   @Test func landmarkWritesLandmarksBlendshapesMatricesAndAnnotation() throws {
     // In a folder that does not exist yet, as in the README's first command.
     let annotation = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString)/out/astronaut.png"
@@ -154,6 +169,7 @@ import VisageTestSupport
   @Test func optionChecksAreTheLibrarys() throws {
     for (arguments, message) in [
       (["detect", "--min-detection-confidence", "2"], "invalid `minDetectionConfidence` option"),
+      (["detect", "--min-face-presence-confidence", "1.5"], "invalid `minFacePresenceConfidence` option"),
       (["landmark", "--num-faces", "0"], "invalid `numFaces` option"),
       (["analyze", "--threads", "65"], "invalid `threadCount` option"),
       (["detect", "--running-mode", "live-stream", "--threads", "0"], "invalid `threadCount` option"),

@@ -49,6 +49,30 @@ struct FaceDetectorAPITests {
     #expect(throws: VisionTaskError.self) { try FaceDetector(options: options) }
   }
 
+  @Test(arguments: [Float(-0.1), 1.5, .nan])
+  func outOfRangePresenceCheckIsRefused(_ presence: Float) {
+    var options = Self.options()
+    options.minFacePresenceConfidence = presence
+    #expect(throws: VisionTaskError.self) { try FaceDetector(options: options) }
+  }
+
+  /// The face presence check needs the landmark model: from the `.task` bundle the detector
+  /// comes from, or named apart; a lone detector `.tflite` gets a clear error.
+  @Test func presenceCheckFindsItsLandmarkModel() throws {
+    var options = Self.options()
+    options.minFacePresenceConfidence = 0.5
+    let result = try FaceDetector(options: options).detect(image: Self.astronaut)
+    #expect(result.detections.count == 1)
+    #expect((result.detections.first?.facePresence ?? 0) > 0.9)
+    options.baseOptions.modelAssetPath = FullRangeTests.fullRangePath
+    let error = try #require(throws: VisionTaskError.self) { try FaceDetector(options: options) }
+    #expect("\(error)".contains("landmarksModelAssetPath"))
+    options.landmarksModelAssetPath = BundledModel.taskBundlePath
+    #expect(try FaceDetector(options: options).detect(image: Self.astronaut).detections.count == 1)
+    options.landmarksModelAssetPath = BundledModel.faceDetector.reference
+    #expect(throws: VisionTaskError.self) { try FaceDetector(options: options) }
+  }
+
   @Test func mirroredOrientationIsRefused() throws {
     var image = Self.astronaut
     image.orientation = .leftMirrored

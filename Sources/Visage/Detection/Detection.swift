@@ -50,12 +50,19 @@ public struct Detection: Sendable, Equatable, Hashable {
   public var boundingBox: CGRect
   /// Keypoints, normalized; for faces the six of `FaceKeypoint`, in its order.
   public var keypoints: [NormalizedKeypoint]?
+  /// Visage: the face landmark model's face presence in the detection's region, in 0...1,
+  /// when the detector checked it (`FaceDetectorOptions.minFacePresenceConfidence`); nil
+  /// otherwise.
+  public var facePresence: Float?
 
   /// Creates a detection.
-  public init(categories: [ResultCategory], boundingBox: CGRect, keypoints: [NormalizedKeypoint]?) {
+  public init(
+    categories: [ResultCategory], boundingBox: CGRect, keypoints: [NormalizedKeypoint]?, facePresence: Float? = nil
+  ) {
     self.categories = categories
     self.boundingBox = boundingBox
     self.keypoints = keypoints
+    self.facePresence = facePresence
   }
 }
 
@@ -144,6 +151,6 @@ extension RawDetection {
     }
     return Detection(
       categories: [ResultCategory(index: 0, score: score, categoryName: "face", displayName: nil)],
-      boundingBox: box, keypoints: keypoints)
+      boundingBox: box, keypoints: keypoints, facePresence: presence)
   }
 }

@@ -11,14 +11,22 @@ final class FaceSearch {
   private let fullRange: DetectorGraph?
   /// Whether the image is also searched turned by 90°, 180° and 270°.
   private let anyRotation: Bool
+  /// The face landmark model that checks every detection, and the face presence a
+  /// detection needs to be kept; nil when nothing is checked.
+  private let verifier: (landmarks: LandmarkGraph, minPresence: Float)?
 
-  init(primary: DetectorGraph, fullRange: DetectorGraph? = nil, anyRotation: Bool = false) {
+  init(
+    primary: DetectorGraph, fullRange: DetectorGraph? = nil, anyRotation: Bool = false,
+    verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil
+  ) {
     self.primary = primary
     self.fullRange = fullRange
     self.anyRotation = anyRotation
+    self.verifier = verifier
   }
 
-  /// Whether this is MediaPipe's search: one model, whole image, upright only.
+  /// Whether this is MediaPipe's search: one model, whole image, upright only (with or
+  /// without the check of `verifier`, which only removes detections).
   var isSingleModel: Bool { fullRange == nil && !anyRotation }
 
   /// The faces in `image`: normalized coordinates of the stored image, best first.
@@ -29,6 +37,25 @@ final class FaceSearch {
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
   /// keypoints are the score-weighted mean of what they saw.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
+    -> [RawDetection]
+  {
+    let found = try search(image, minScore: minScore, suppressionThreshold: suppressionThreshold)
+    guard let verifier else { return found }
+    // Each face's region as the landmarker builds it (turned by its eye line, so a face
+    // found sideways is checked upright), and the model's presence there.
+    var kept: [RawDetection] = []
+    for var detection in found {
+      let region = FaceRects.region(for: detection, imageWidth: image.width, imageHeight: image.height)
+      let presence = try verifier.landmarks.run(image, rect: region).presence
+      guard presence >= verifier.minPresence else { continue }
+      detection.presence = presence
+      kept.append(detection)
+    }
+    return kept
+  }
+
+  /// The detections of the search itself, before any check.
+  private func search(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
     if isSingleModel {

@@ -11,6 +11,8 @@ struct RawDetection: Sendable, Equatable {
   var height: Float
   /// The six keypoints in MediaPipe's order (subject's right eye first).
   var keypoints: [SIMD2<Float>]
+  /// The landmark model's face presence in the detection's region, when a search checked it.
+  var presence: Float? = nil
 
   /// A box as MediaPipe's relative bounding box stores it.
   typealias Box = (xmin: Float, ymin: Float, width: Float, height: Float)

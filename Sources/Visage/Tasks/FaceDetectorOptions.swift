@@ -38,6 +38,18 @@ public struct FaceDetectorOptions: Sendable {
   /// faces lying sideways or upside down are found; four times the detector's work.
   /// Default false.
   public var searchesAnyRotation: Bool
+  /// Visage: a second opinion on every face found. When set, the face landmark model runs
+  /// on each detection's region (as the landmarker would) and a detection whose face
+  /// presence is below this, in 0...1, is dropped; the others carry it as
+  /// `Detection.facePresence`. It weeds out the wider searches' false positives (patterns
+  /// the detectors score as faces) at about one landmark model run per detection. Needs
+  /// `landmarksModelAssetPath`, or a `.task` bundle as the model. Default nil: no check, as
+  /// in MediaPipe.
+  public var minFacePresenceConfidence: Float?
+  /// Visage: the face landmark model for `minFacePresenceConfidence`: a `.tflite`, or a
+  /// `.task` bundle (its `face_landmarks_detector.tflite`); nil means the bundle
+  /// `baseOptions.modelAssetPath` names.
+  public var landmarksModelAssetPath: String?
 
   /// Creates options with MediaPipe's defaults.
   public init(
@@ -53,12 +65,14 @@ public struct FaceDetectorOptions: Sendable {
   }
 
   /// Throws the `VisionTaskError` that `FaceDetector(options:)` would throw for these options
-  /// before reading any model: for thresholds outside 0...1 (or NaN), a delegate or handler
+  /// before reading any model: for thresholds (`minFacePresenceConfidence` too, when set)
+  /// outside 0...1 (or NaN), a delegate or handler
   /// that does not fit the running mode, or a thread count outside 1...64.
   public func validate() throws(VisionTaskError) {
-    try validateUnitInterval([
-      ("minDetectionConfidence", minDetectionConfidence), ("minSuppressionThreshold", minSuppressionThreshold),
-    ])
+    try validateUnitInterval(
+      [
+        ("minDetectionConfidence", minDetectionConfidence), ("minSuppressionThreshold", minSuppressionThreshold),
+      ] + (minFacePresenceConfidence.map { [("minFacePresenceConfidence", $0)] } ?? []))
     try runningMode.validate(hasLiveStreamReceiver: faceDetectorLiveStreamDelegate != nil || liveStreamHandler != nil)
     try baseOptions.validate()
   }

@@ -20,10 +20,35 @@ enum ModelLoader {
 
   /// The detectors a `FaceDetector` with `options` runs (already validated).
   static func faceSearch(for options: FaceDetectorOptions, pool: ThreadPool?) throws(VisionTaskError) -> FaceSearch {
-    try faceSearch(
+    var verifier: (landmarks: LandmarkGraph, minPresence: Float)?
+    if let minPresence = options.minFacePresenceConfidence {
+      let model = try landmarksModel(at: options.landmarksModelAssetPath, bundle: options.baseOptions.modelAssetPath)
+      verifier = (try LandmarkGraph(model: model, pool: pool), minPresence)
+    }
+    return try faceSearch(
       primary: detectorModel(at: options.baseOptions.modelAssetPath), allScales: options.searchesAllScales,
       fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.modelAssetPath,
-      anyRotation: options.searchesAnyRotation, pool: pool)
+      anyRotation: options.searchesAnyRotation, verifier: verifier, pool: pool)
+  }
+
+  /// The face landmark model a detector checks its faces with: from `path` (a `.tflite`, or
+  /// a `.task` bundle's `face_landmarks_detector.tflite`), or when that is nil from the
+  /// bundle the detector's own model reference names (`x.task` or `x.task:entry`).
+  static func landmarksModel(at path: String?, bundle modelPath: String) throws(VisionTaskError) -> TFLiteModel {
+    let entry = ":face_landmarks_detector.tflite"
+    let reference: String
+    if let path {
+      reference = path.hasSuffix(".task") ? path + entry : path
+    } else if let range = modelPath.range(of: ".task", options: .backwards),
+      range.upperBound == modelPath.endIndex || modelPath[range.upperBound] == ":"
+    {
+      reference = modelPath[..<range.upperBound] + entry
+    } else {
+      throw .invalidModel(
+        "checking faces (minFacePresenceConfidence) needs the face landmark model: set landmarksModelAssetPath, "
+          + "or give a face_landmarker .task bundle as the model (got \(modelPath.isEmpty ? "none" : modelPath))")
+    }
+    do { return try ModelSource.model(at: reference) } catch { throw .invalidModel("\(error)") }
   }
 
   /// The landmarker's stages for `options` (already validated), loaded from the `.task`
@@ -73,7 +98,7 @@ enum ModelLoader {
   /// it). `primary` must then be the short-range model.
   private static func faceSearch(
     primary: TFLiteModel, allScales: Bool, fullRangePath: String?, besideModel modelPath: String,
-    anyRotation: Bool, pool: ThreadPool?
+    anyRotation: Bool, verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil, pool: ThreadPool?
   ) throws(VisionTaskError) -> FaceSearch {
     let primary = try DetectorGraph(model: primary, pool: pool)
     var fullRange: DetectorGraph?
@@ -97,6 +122,6 @@ enum ModelLoader {
         throw .invalidModel("\(fullRangePath) is not the full-range (192×192) detector that searching all scales needs")
       }
     }
-    return FaceSearch(primary: primary, fullRange: fullRange, anyRotation: anyRotation)
+    return FaceSearch(primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier)
   }
 }
