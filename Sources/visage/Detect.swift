@@ -76,9 +76,10 @@ struct Detect: ParsableCommand {
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     let (modelPath, fullRangePath) = (try model ?? range.bundledPath(), try range.allScalesFullRangePath())
-    // The check reads the landmark model from the bundled .task unless --model names a bundle.
-    let landmarksPath =
-      minFacePresenceConfidence == nil || modelPath.contains(".task") ? nil : try BundledWeights.taskBundle()
+    // The check reads the landmark model from the bundled .task unless --model names a bundle
+    // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
+    let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
+    let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
     try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") {
       handler in
       try makeTask {

@@ -35,7 +35,9 @@ final class FaceSearch {
   /// pass's candidates (each model on the whole image, the full-range model on every tile,
   /// at each turn), maps them back to the image, and suppresses them all in one weighted
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
-  /// keypoints are the score-weighted mean of what they saw.
+  /// keypoints are the score-weighted mean of what they saw. With a `verifier`, the faces
+  /// either search finds are then checked by the landmark model, and those it does not see
+  /// as faces are dropped.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
