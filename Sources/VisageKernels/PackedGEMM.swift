@@ -27,7 +27,8 @@ public final class PackedGEMM: @unchecked Sendable {
   /// Bias and PReLU slopes padded to whole panels, so the finish loads them 16 at a time.
   private let bias: UnsafeMutablePointer<Float>
   private let slopes: UnsafeMutablePointer<Float>?
-  /// Rows of C per micro-kernel call (8, 6, 4, 2 or 1).
+  /// Rows of C per micro-kernel call (8, 6, 4, 2 or 1; twelve where a six-row level meets
+  /// a GEMM of one half panel, eight columns).
   public let tileRows: Int
   /// Everything above as the micro-kernels take it.
   private let weights: VisagePackedWeights

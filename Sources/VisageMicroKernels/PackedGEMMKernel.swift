@@ -48,7 +48,10 @@ struct PackedGEMMKernel {
       // by, and the packed weights (at most a few hundred KB here) stay in L2.
       var row = 0
       while row < m {
-        let rows = Self.height(m - row, tileRows: tileRows, halfPanel: n == 8)
+        // Twelve-row tiles only where `fewRows` finishes them in the micro-kernel (a residual
+        // of all eight columns, or none); the tile-buffer path would take them row by row.
+        let rows = Self.height(
+          m - row, tileRows: tileRows, halfPanel: n == 8 && residual.map({ $0.channels >= 8 }) ?? true)
         var column = 0
         while column < n {
           let x = a + row * lda
@@ -194,8 +197,8 @@ struct PackedGEMMKernel {
     return width
   }
 
-  /// Six, four or two rows of one panel, whole (`width` 16) or its first half (8), finished
-  /// inside the micro-kernel.
+  /// Six, four or two rows of one panel, whole (`width` 16) or its first half (8), or twelve
+  /// rows of a half panel, finished inside the micro-kernel.
   @inline(__always)
   private func finishedFewRows<Activation: TileActivation>(
     _ rows: Int, _ width: Int, _ a: UnsafePointer<Float>, _ lda: Int, _ segments: Segments, _ length: Int,
@@ -208,6 +211,7 @@ struct PackedGEMMKernel {
     // their own, eight lanes wide.
     @inline(__always)
     func run<Sink: TileSink>(_ sink: Sink, halfPanel: Bool) {
+      precondition(rows != 12 || halfPanel, "twelve-row tiles are for half panels only")
       if rows == 12 && halfPanel {
         Self.accumulate12Half(a, lda, segments, length, panel, sink)
       } else if rows == 6 && halfPanel {
