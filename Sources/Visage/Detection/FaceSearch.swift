@@ -48,7 +48,7 @@ final class FaceSearch {
     var kept: [RawDetection] = []
     for var detection in found {
       let region = FaceRects.region(for: detection, imageWidth: image.width, imageHeight: image.height)
-      let presence = try verifier.landmarks.run(image, rect: region).presence
+      let presence = try verifier.landmarks.presence(image, rect: region)
       guard presence >= verifier.minPresence else { continue }
       detection.presence = presence
       kept.append(detection)

@@ -39,10 +39,7 @@ final class LandmarkGraph {
 
   /// Runs the model on `rect` of `image` and projects the landmarks back to the image.
   func run(_ image: VisionImage, rect: NormalizedRect) throws(VisionTaskError) -> Output {
-    let matrix = try interpreter.withInput(0) { tensor in
-      Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
-    }.get()
-    interpreter.invoke()
+    let matrix = try invoke(image, rect: rect)
     // z is scaled by the length of the projected unit x vector (`CalculateZScale`).
     let origin = matrix.apply(.zero)
     let unitX = matrix.apply(SIMD2(1, 0))
@@ -56,7 +53,26 @@ final class LandmarkGraph {
         return SIMD3(p.x, p.y, raw[3 * i + 2] / size * zScale)
       }
     }
-    let logit = interpreter.withOutput(1) { $0[0] }
-    return Output(landmarks: landmarks, presence: sigmoid(logit))
+    return Output(landmarks: landmarks, presence: presenceOfLastRun)
   }
+
+  /// The face presence alone in `rect` of `image` (for the detector's check: the landmarks
+  /// are not projected or kept).
+  func presence(_ image: VisionImage, rect: NormalizedRect) throws(VisionTaskError) -> Float {
+    _ = try invoke(image, rect: rect)
+    return presenceOfLastRun
+  }
+
+  /// Fills the input from `rect` of `image` and runs the model; returns the input's
+  /// projection matrix (model input to image).
+  private func invoke(_ image: VisionImage, rect: NormalizedRect) throws(VisionTaskError) -> ProjectionMatrix {
+    let matrix = try interpreter.withInput(0) { tensor in
+      Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
+    }.get()
+    interpreter.invoke()
+    return matrix
+  }
+
+  /// The sigmoid of the last run's presence logit.
+  private var presenceOfLastRun: Float { sigmoid(interpreter.withOutput(1) { $0[0] }) }
 }

@@ -13,7 +13,8 @@ import Foundation
 /// rounding), so results match `mediapipe` to within its own float noise. A full-range
 /// model (192×192) is accepted too, for faces far from the camera. Beyond MediaPipe,
 /// `searchesAllScales` and `searchesAnyRotation` widen the search to every face size and to
-/// sideways and upside-down faces, at several times the cost.
+/// sideways and upside-down faces, at several times the cost, and
+/// `minFacePresenceConfidence` has the face landmark model check every face found.
 ///
 /// Every method may be called from any thread; calls are serialised internally.
 public final class FaceDetector: @unchecked Sendable {

@@ -44,7 +44,8 @@ public struct FaceDetectorOptions: Sendable {
   /// `Detection.facePresence`. It weeds out the wider searches' false positives (patterns
   /// the detectors score as faces) at about one landmark model run per detection. Needs
   /// `landmarksModelAssetPath`, or a `.task` bundle as the model. Default nil: no check, as
-  /// in MediaPipe.
+  /// in MediaPipe. (A presence equal to the threshold is kept; the landmarker's
+  /// `minFacePresenceConfidence` keeps only a greater one, as MediaPipe's graph does.)
   public var minFacePresenceConfidence: Float?
   /// Visage: the face landmark model for `minFacePresenceConfidence`: a `.tflite`, or a
   /// `.task` bundle (its `face_landmarks_detector.tflite`); nil means the bundle

@@ -20,13 +20,15 @@ enum ModelLoader {
 
   /// The detectors a `FaceDetector` with `options` runs (already validated).
   static func faceSearch(for options: FaceDetectorOptions, pool: ThreadPool?) throws(VisionTaskError) -> FaceSearch {
+    // The detector first, so that a missing or bad model path is reported as such.
+    let primary = try detectorModel(at: options.baseOptions.modelAssetPath)
     var verifier: (landmarks: LandmarkGraph, minPresence: Float)?
     if let minPresence = options.minFacePresenceConfidence {
       let model = try landmarksModel(at: options.landmarksModelAssetPath, bundle: options.baseOptions.modelAssetPath)
       verifier = (try LandmarkGraph(model: model, pool: pool), minPresence)
     }
     return try faceSearch(
-      primary: detectorModel(at: options.baseOptions.modelAssetPath), allScales: options.searchesAllScales,
+      primary: primary, allScales: options.searchesAllScales,
       fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.modelAssetPath,
       anyRotation: options.searchesAnyRotation, verifier: verifier, pool: pool)
   }
