@@ -11,6 +11,8 @@ release `visage detect` run over the whole set, divided by the number of images.
     swift build -c release --product visage
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd
+    .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd-heldout --seed 2727
+    .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd-heldout   # a set nothing was tuned on
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd/group --min-size 0   # a real group photo
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.65

@@ -47,6 +47,7 @@ boxes.
 
     .venv/bin/python Tools/make_crowd_fixtures.py
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd
+    .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd-heldout --seed 2727
 """
 import argparse
 import glob
@@ -304,9 +305,11 @@ def write_group_truth():
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="write the full measurement set here instead of the committed subset")
+    parser.add_argument("--seed", type=int, default=1616,
+                        help="with --out: another seed gives a held-out set (other faces, places, turns, backgrounds)")
     args = parser.parse_args()
     if args.out:
-        write_set(args.out, seed=1616, crowds=16, negatives=8, size=(2000, 1500), negative_size=(1280, 960), faces_per_image=12)
+        write_set(args.out, seed=args.seed, crowds=16, negatives=8, size=(2000, 1500), negative_size=(1280, 960), faces_per_image=12)
     else:
         write_group_truth()  # first: the crowd images paste faces from it
         write_set(os.path.join(ROOT, "Tests/Fixtures/crowd"), seed=16, crowds=3, negatives=2,

@@ -73,7 +73,7 @@ final class DetectorGraph {
   }
 
   /// One model run on `rect`: the decoded detections in tensor coordinates and the map out.
-  private func run(
+  func run(
     _ image: VisionImage, rect: NormalizedRect, minScore: Float
   ) throws(VisionTaskError) -> ([RawDetection], ProjectionMatrix) {
     let matrix = try interpreter.withInput(0) { tensor in

@@ -35,9 +35,10 @@ final class FaceSearch {
   /// pass's candidates (each model on the whole image, the full-range model on every tile,
   /// at each turn), maps them back to the image, and suppresses them all in one weighted
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
-  /// keypoints are the score-weighted mean of what they saw. With a `verifier`, the faces
-  /// either search finds are then checked by the landmark model, and those it does not see
-  /// as faces are dropped.
+  /// keypoints are the score-weighted mean of what they saw. An all-scales search gathers
+  /// candidates from a low score and keeps those the short-range model's two looks confirm
+  /// (`confirm`). With a `verifier`, the faces either search finds are then checked by the
+  /// landmark model, and those it does not see as faces are dropped.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
@@ -66,16 +67,18 @@ final class FaceSearch {
     let (w, h) = (image.width, image.height)
     let upright = try image.rotationDegrees()
     let tiles = fullRange == nil ? [] : SearchTile.tiles(imageWidth: w, imageHeight: h)
+    // An all-scales search finds candidates for the looks; the others report what they find.
+    let passScore = fullRange == nil ? minScore : min(minScore, Self.candidateScore)
     var found: [RawDetection] = []
     for turn in anyRotation ? [0, 90, 180, 270] : [0] {
       let degrees = upright + turn
       let whole = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
-      var pass = try primary.candidates(image, rect: whole, minScore: minScore)
+      var pass = try primary.candidates(image, rect: whole, minScore: passScore)
       if let fullRange {
-        pass += try fullRange.candidates(image, rect: whole, minScore: minScore)
+        pass += try fullRange.candidates(image, rect: whole, minScore: passScore)
         for tile in tiles {
           let rect = tile.rect(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
-          pass += try fullRange.candidates(image, rect: rect, minScore: minScore).filter {
+          pass += try fullRange.candidates(image, rect: rect, minScore: passScore).filter {
             tile.holds($0, imageWidth: w, imageHeight: h)
           }
         }
@@ -88,7 +91,50 @@ final class FaceSearch {
       }
       found += pass
     }
-    return NonMaxSuppression.weighted(found, threshold: suppressionThreshold)
+    let suppressed = NonMaxSuppression.weighted(found, threshold: suppressionThreshold)
+    guard fullRange != nil else { return suppressed }
+    var confirmed: [RawDetection] = []
+    for candidate in suppressed {
+      if let face = try confirm(
+        candidate, in: image, minScore: minScore, suppressionThreshold: suppressionThreshold),
+        face.score >= minScore
+      {
+        confirmed.append(face)
+      }
+    }
+    return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)
+  }
+
+  /// The score a candidate of an all-scales search needs to be looked at: low, since the
+  /// looks decide, and a face the passes see only dimly (small, tilted, cut by tiles) still
+  /// gets its look.
+  static let candidateScore: Float = 0.1
+
+  /// How far a look stands back from a candidate: its side in face widths, so the face fills
+  /// a quarter of the short-range model's input, the middle of the sizes it finds well.
+  static let lookScale: Float = 4
+
+  /// A candidate as two looks of the short-range model see it: the first at the candidate's
+  /// box and eye line, the second at the face the first found (now centred, at the right
+  /// size and angle). The face is the second look's, scored by the product of both looks'
+  /// scores, the chance both agree it is a face; nil when either finds none, or when the
+  /// first look's score alone is below `minScore`.
+  private func confirm(
+    _ candidate: RawDetection, in image: VisionImage, minScore: Float, suppressionThreshold: Float
+  ) throws(VisionTaskError) -> RawDetection? {
+    let (w, h) = (image.width, image.height)
+    let first = try primary.look(
+      image, rect: DetectorGraph.lookRect(around: candidate, scale: Self.lookScale, imageWidth: w, imageHeight: h),
+      suppressionThreshold: suppressionThreshold)
+    // A product of scores in 0...1 is at most either: below `minScore` after the first look,
+    // the face is lost whatever the second says (most candidates end here).
+    guard let first, first.score >= minScore else { return nil }
+    let second = try primary.look(
+      image, rect: DetectorGraph.lookRect(around: first, scale: Self.lookScale, imageWidth: w, imageHeight: h),
+      suppressionThreshold: suppressionThreshold)
+    guard var face = second else { return nil }
+    face.score *= first.score
+    return face
   }
 
   /// The unsigned difference of two angles in degrees, in 0...180.

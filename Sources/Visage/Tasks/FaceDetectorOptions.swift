@@ -29,7 +29,10 @@ public struct FaceDetectorOptions: Sendable {
   /// Visage: also find faces too small or too large for the model alone (`--range all`).
   /// The model must be the short-range one; it runs on the whole image, the full-range
   /// model runs on the whole image and on overlapping tiles (faces down to about 20 px in
-  /// large photos), and one weighted non-maximum suppression merges all. Default false.
+  /// large photos), and one weighted non-maximum suppression merges all they find from a
+  /// score of 0.1 up. The short-range model then looks at each of those candidates twice,
+  /// centred, upright and at a quarter of its input; a face's score is the product of the
+  /// two looks' scores, and `minDetectionConfidence` applies to that. Default false.
   public var searchesAllScales: Bool
   /// Visage: the full-range model for `searchesAllScales`; nil means
   /// `face_detection_full_range.tflite` in the directory of `baseOptions.modelAssetPath`.
