@@ -122,6 +122,24 @@ struct ConvolutionCase: Sendable, CustomTestStringConvertible {
         index: $0, channels: 3, height: 32, width: 32, outputChannels: 16, filterHeight: 5, filterWidth: 5, stride: 2,
         padding: .same, relu: true)
     }
+    // Eight output channels (one half panel) over 13 to 42 output pixels, with filters of
+    // several rows: twelve-row half-panel tiles (where tiles are six rows) summing over
+    // several segments, then a remainder.
+    add {
+      ConvolutionCase(
+        index: $0, channels: 5, height: 6, width: 7, outputChannels: 8, filterHeight: 3, filterWidth: 3, stride: 1,
+        padding: .same, relu: true)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 3, height: 5, width: 5, outputChannels: 8, filterHeight: 2, filterWidth: 2, stride: 1,
+        padding: .same, relu: false, hasBias: false)
+    }
+    add {
+      ConvolutionCase(
+        index: $0, channels: 7, height: 9, width: 8, outputChannels: 8, filterHeight: 3, filterWidth: 2, stride: 2,
+        padding: .valid, relu: false)
+    }
     return cases
   }()
 }
