@@ -100,14 +100,13 @@ import VisageTestSupport
   @Test func aLookSeesATiltedFaceUprightAndCentred() throws {
     let short = try DetectorGraph(model: ModelLoader.detectorModel(at: BundledModel.taskBundlePath))
     let found = try #require(try short.detect(Self.astronaut(), minScore: 0.5, suppressionThreshold: 0.3).first)
-    let upright = try #require(
-      try short.look(
-        Self.astronaut(),
-        rect: DetectorGraph.lookRect(around: found, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512),
-        suppressionThreshold: 0.3))
+    let uprightRect = try #require(
+      DetectorGraph.lookRect(around: found, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512))
+    let upright = try #require(try short.look(Self.astronaut(), rect: uprightRect, suppressionThreshold: 0.3))
     let image = try Self.tilted(Self.astronaut(), degrees: 25)
     let seen = try #require(try short.detect(image, minScore: 0.5, suppressionThreshold: 0.3).first)
-    let rect = DetectorGraph.lookRect(around: seen, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512)
+    let rect = try #require(
+      DetectorGraph.lookRect(around: seen, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512))
     let face = try #require(try short.look(image, rect: rect, suppressionThreshold: 0.3))
     #expect(face.score > 0.9)
     #expect(abs(seen.width / upright.width - 1) > 0.05, "\(seen.width) vs \(upright.width)")
@@ -120,6 +119,22 @@ import VisageTestSupport
     if let guess = try short.look(image, rect: aside, suppressionThreshold: 0.3) {
       #expect(guess.score < 0.5, "\(guess)")
     }
+  }
+
+  /// A candidate with no area, or with coordinates that are not finite, gets no look (and
+  /// so no error that would fail the whole image): the search drops it.
+  @Test func aDegenerateCandidateHasNoLook() {
+    let eyes = [SIMD2<Float>(0.4, 0.5), SIMD2<Float>(0.6, 0.5)]
+    func rect(_ width: Float, _ height: Float, keypoints: [SIMD2<Float>] = eyes) -> NormalizedRect? {
+      DetectorGraph.lookRect(
+        around: RawDetection(score: 0.9, xmin: 0.4, ymin: 0.4, width: width, height: height, keypoints: keypoints),
+        scale: FaceSearch.lookScale, imageWidth: 640, imageHeight: 480)
+    }
+    #expect(rect(0.2, 0.25) != nil)
+    #expect(rect(0, 0) == nil)
+    #expect(rect(.nan, 0.2) == nil)
+    #expect(rect(.infinity, 0.2) == nil)
+    #expect(rect(0.2, 0.25, keypoints: [SIMD2(.nan, 0.5), SIMD2(0.6, 0.5)]) == nil)
   }
 
   /// The committed crowd subset (Tools/make_crowd_fixtures.py): recall at IoU ≥ 0.5 on faces of

@@ -123,16 +123,16 @@ final class FaceSearch {
     _ candidate: RawDetection, in image: VisionImage, minScore: Float, suppressionThreshold: Float
   ) throws(VisionTaskError) -> RawDetection? {
     let (w, h) = (image.width, image.height)
-    let first = try primary.look(
-      image, rect: DetectorGraph.lookRect(around: candidate, scale: Self.lookScale, imageWidth: w, imageHeight: h),
-      suppressionThreshold: suppressionThreshold)
+    func look(around detection: RawDetection) throws(VisionTaskError) -> RawDetection? {
+      guard
+        let rect = DetectorGraph.lookRect(around: detection, scale: Self.lookScale, imageWidth: w, imageHeight: h)
+      else { return nil }
+      return try primary.look(image, rect: rect, suppressionThreshold: suppressionThreshold)
+    }
     // A product of scores in 0...1 is at most either: below `minScore` after the first look,
     // the face is lost whatever the second says (most candidates end here).
-    guard let first, first.score >= minScore else { return nil }
-    let second = try primary.look(
-      image, rect: DetectorGraph.lookRect(around: first, scale: Self.lookScale, imageWidth: w, imageHeight: h),
-      suppressionThreshold: suppressionThreshold)
-    guard var face = second else { return nil }
+    guard let first = try look(around: candidate), first.score >= minScore else { return nil }
+    guard var face = try look(around: first) else { return nil }
     face.score *= first.score
     return face
   }

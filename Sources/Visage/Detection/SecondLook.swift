@@ -7,17 +7,21 @@
 extension DetectorGraph {
   /// The square a look reads around `detection` (normalized coordinates of an image of the
   /// given size): centred on its box, `scale` times its mean side in pixels, turned by its
-  /// eye line as the landmarker's region is.
+  /// eye line as the landmarker's region is. Nil for a detection with no area or with
+  /// coordinates that are not finite (a model may decode such boxes), which has no look.
   static func lookRect(around detection: RawDetection, scale: Float, imageWidth: Int, imageHeight: Int)
-    -> NormalizedRect
+    -> NormalizedRect?
   {
     let (w, h) = (Float(imageWidth), Float(imageHeight))
     let side = scale * (detection.width * w + detection.height * h) / 2
-    return NormalizedRect(
+    let rect = NormalizedRect(
       xCenter: detection.xmin + detection.width / 2, yCenter: detection.ymin + detection.height / 2,
       width: side / w, height: side / h,
       rotation: FaceRects.rotation(
         from: detection.keypoints[0], to: detection.keypoints[1], imageWidth: imageWidth, imageHeight: imageHeight))
+    let values = [rect.xCenter, rect.yCenter, rect.width, rect.height, rect.rotation]
+    guard values.allSatisfy(\.isFinite), side > 0 else { return nil }
+    return rect
   }
 
   /// The best face the model finds with its centre in the middle half of `rect` (which must
