@@ -306,7 +306,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", help="write the full measurement set here instead of the committed subset")
     parser.add_argument("--seed", type=int, default=1616,
-                        help="with --out: another seed gives a held-out set (other faces, places, turns, backgrounds)")
+                        help="with --out: another seed gives other crowds (the same five photos at other sizes, places, turns, backgrounds)")
     args = parser.parse_args()
     if args.out:
         write_set(args.out, seed=args.seed, crowds=16, negatives=8, size=(2000, 1500), negative_size=(1280, 960), faces_per_image=12)

@@ -111,6 +111,12 @@ import VisageTestSupport
     #expect(face.score > 0.9)
     #expect(abs(seen.width / upright.width - 1) > 0.05, "\(seen.width) vs \(upright.width)")
     #expect(abs(face.width / upright.width - 1) < 0.03, "\(face.width) vs \(upright.width)")
+    // The look's keypoints are the tilted face's: its eye line turned by the tilt, as the
+    // upright model's (rougher) keypoints on the tilted image also say.
+    let tilt = face.eyeLineDegrees(imageWidth: 512, imageHeight: 512)
+    let level = upright.eyeLineDegrees(imageWidth: 512, imageHeight: 512)
+    #expect(FaceSearch.angle(tilt, from: level + 25) < 5, "\(tilt) vs \(level)")
+    #expect(FaceSearch.angle(tilt, from: seen.eyeLineDegrees(imageWidth: 512, imageHeight: 512)) < 6)
     let (seenX, faceX) = (seen.xmin + seen.width / 2, face.xmin + face.width / 2)
     let (seenY, faceY) = (seen.ymin + seen.height / 2, face.ymin + face.height / 2)
     #expect(abs(faceX - seenX) * 512 < 6 && abs(faceY - seenY) * 512 < 6)
@@ -119,6 +125,31 @@ import VisageTestSupport
     if let guess = try short.look(image, rect: aside, suppressionThreshold: 0.3) {
       #expect(guess.score < 0.5, "\(guess)")
     }
+  }
+
+  /// A face lying on its side in a non-square image, with all scales but no turns: a pass
+  /// finds it only dimly, but the looks, turned by its eye line, see it upright and report it
+  /// with its rotation.
+  @Test func allScalesWithoutTurnsFindASidewaysFace() throws {
+    let astronaut = try Self.astronaut()
+    // The top 400 rows (the face is near the top), turned a quarter clockwise: 400×512.
+    let (w, h) = (512, 400)
+    var turned = [UInt8](repeating: 0, count: w * h * 3)
+    for y in 0..<h {
+      for x in 0..<w {
+        let (tx, ty) = (h - 1 - y, x)
+        for c in 0..<3 { turned[(ty * h + tx) * 3 + c] = astronaut.pixels[(y * w + x) * 3 + c] }
+      }
+    }
+    let image = try VisionImage(width: h, height: w, rgb: turned)
+    let detector = try FaceDetector(options: Self.detectorOptions(anyRotation: false))
+    let found = try detector.detect(image: image).detections
+    let face = try #require(found.first)
+    #expect(found.count == 1)
+    let rotation = try #require(face.inPlaneRotation(imageWidth: h, imageHeight: w))
+    #expect(abs(rotation - 90) < 10, "\(rotation)")
+    // The upright face's centre (224, 129) turned with the pixels: (400 - 1 - 129, 224).
+    #expect(abs(face.boundingBox.midX - 270) < 8 && abs(face.boundingBox.midY - 224) < 8, "\(face.boundingBox)")
   }
 
   /// A candidate with no area, or with coordinates that are not finite, gets no look (and

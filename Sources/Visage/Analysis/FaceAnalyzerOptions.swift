@@ -8,7 +8,9 @@ public struct FaceAnalyzerOptions: Sendable {
     /// The short-range detector (faces within about 2 m of the camera).
     case fast
     /// Every scale: the short-range detector on the whole image and the full-range one on the
-    /// whole image and on tiles, so small, distant and close-up faces are all found.
+    /// whole image and on tiles, every candidate confirmed by two looks of the short-range
+    /// detector (`FaceDetectorOptions.searchesAllScales`), so small, distant and close-up
+    /// faces are all found.
     case accurate
   }
 
@@ -47,7 +49,7 @@ public struct FaceAnalyzerOptions: Sendable {
   /// Fast or accurate. Default `.fast`.
   public var performanceMode: PerformanceMode
   /// Visage: also look for faces in the image turned by 90°, 180° and 270°, so sideways and
-  /// upside-down faces are analyzed too; four times the detector's work. Default false.
+  /// upside-down faces are analyzed too; four times the passes' work. Default false.
   public var searchesAnyRotation: Bool = false
   /// Landmarks or none. Default `.none`.
   public var landmarkMode: LandmarkMode

@@ -35,9 +35,9 @@ final class FaceSearch {
   /// pass's candidates (each model on the whole image, the full-range model on every tile,
   /// at each turn), maps them back to the image, and suppresses them all in one weighted
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
-  /// keypoints are the score-weighted mean of what they saw. An all-scales search gathers
-  /// candidates from a low score and keeps those the short-range model's two looks confirm
-  /// (`confirm`). With a `verifier`, the faces either search finds are then checked by the
+  /// keypoints are the score-weighted mean of what they saw. An all-scales search instead
+  /// gathers candidates that way from a low score, and reports the faces the short-range
+  /// model's two looks confirm, with the looks' boxes and keypoints (`confirm`). With a `verifier`, the faces either search finds are then checked by the
   /// landmark model, and those it does not see as faces are dropped.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
@@ -68,7 +68,10 @@ final class FaceSearch {
     let upright = try image.rotationDegrees()
     let tiles = fullRange == nil ? [] : SearchTile.tiles(imageWidth: w, imageHeight: h)
     // An all-scales search finds candidates for the looks; the others report what they find.
-    let passScore = fullRange == nil ? minScore : min(minScore, Self.candidateScore)
+    // Candidates and looks both stop at `DetectorGraph.lookMinScore`, however low `minScore`
+    // is, so that a threshold of 0 does not make every anchor of every tile a candidate.
+    let passScore =
+      fullRange == nil ? minScore : max(DetectorGraph.lookMinScore, min(minScore, Self.candidateScore))
     var found: [RawDetection] = []
     for turn in anyRotation ? [0, 90, 180, 270] : [0] {
       let degrees = upright + turn
@@ -91,8 +94,10 @@ final class FaceSearch {
       }
       found += pass
     }
-    let suppressed = NonMaxSuppression.weighted(found, threshold: suppressionThreshold)
-    guard fullRange != nil else { return suppressed }
+    guard fullRange != nil else { return NonMaxSuppression.weighted(found, threshold: suppressionThreshold) }
+    // From the low candidate score, odd boxes are likelier; one with no area, on top of the
+    // suppression, would match nothing (not even itself) and end it early.
+    let suppressed = NonMaxSuppression.weighted(found.filter(\.hasArea), threshold: suppressionThreshold)
     var confirmed: [RawDetection] = []
     for candidate in suppressed {
       if let face = try confirm(

@@ -28,12 +28,14 @@ extension DetectorGraph {
   /// be square in pixels), in normalized image coordinates; nil when there is none.
   ///
   /// The box keeps the size the model gave it: a turned look's box is mapped back by its
-  /// centre, not as the bounds of its turned corners, which would grow it by up to 41%.
+  /// centre, not as the bounds of its turned corners, which would grow it by up to 41%
+  /// (its width is along the face's eye line, as `FaceRects.region` reads a box; BlazeFace's
+  /// boxes are near square, so a face lying sideways is not stretched by that).
   func look(_ image: VisionImage, rect: NormalizedRect, suppressionThreshold: Float) throws(VisionTaskError)
     -> RawDetection?
   {
     let (raw, matrix) = try run(image, rect: rect, minScore: Self.lookMinScore)
-    let central = NonMaxSuppression.weighted(raw, threshold: suppressionThreshold).filter {
+    let central = NonMaxSuppression.weighted(raw.filter(\.hasArea), threshold: suppressionThreshold).filter {
       abs($0.xmin + $0.width / 2 - 0.5) < 0.25 && abs($0.ymin + $0.height / 2 - 0.5) < 0.25
     }
     guard let best = central.max(by: { $0.score < $1.score }) else { return nil }
@@ -46,4 +48,11 @@ extension DetectorGraph {
 
   /// Scores below this are not faces to a look (far below any threshold a caller would use).
   static let lookMinScore: Float = 0.05
+}
+
+extension RawDetection {
+  /// Whether the box has finite coordinates and a positive width and height.
+  var hasArea: Bool {
+    [xmin, ymin, width, height].allSatisfy(\.isFinite) && width > 0 && height > 0
+  }
 }

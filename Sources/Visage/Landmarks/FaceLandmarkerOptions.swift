@@ -51,7 +51,9 @@ public struct FaceLandmarkerOptions: Sendable {
   public var landmarkSmoothing: LandmarkSmoothing
   /// Visage: find new faces at every scale, as `FaceDetectorOptions.searchesAllScales` does
   /// (the short-range detector on the whole image, the full-range one on the whole image
-  /// and on tiles). Default false.
+  /// and on tiles, every candidate confirmed by two looks of the short-range detector; a
+  /// face's detection score, which `minFaceDetectionConfidence` applies to, is then the
+  /// product of the looks' scores). Default false.
   public var searchesAllScales: Bool
   /// Visage: the full-range detector for `searchesAllScales`; nil means
   /// `face_detection_full_range.tflite` in the folder of the bundle.

@@ -31,14 +31,16 @@ public struct FaceDetectorOptions: Sendable {
   /// model runs on the whole image and on overlapping tiles (faces down to about 20 px in
   /// large photos), and one weighted non-maximum suppression merges all they find from a
   /// score of 0.1 up. The short-range model then looks at each of those candidates twice,
-  /// centred, upright and at a quarter of its input; a face's score is the product of the
-  /// two looks' scores, and `minDetectionConfidence` applies to that. Default false.
+  /// centred, upright and a quarter of its input's width; a face's score is the product of
+  /// the two looks' scores, and `minDetectionConfidence` applies to that (scores under 0.05
+  /// are never considered). Default false.
   public var searchesAllScales: Bool
   /// Visage: the full-range model for `searchesAllScales`; nil means
   /// `face_detection_full_range.tflite` in the directory of `baseOptions.modelAssetPath`.
   public var fullRangeDetectorModelAssetPath: String?
   /// Visage: also search the image turned by 90°, 180° and 270° (`--any-rotation`), so that
-  /// faces lying sideways or upside down are found; four times the detector's work.
+  /// faces lying sideways or upside down are found; four times the passes' work (about 3×
+  /// the time of an all-scales search, whose looks are not repeated).
   /// Default false.
   public var searchesAnyRotation: Bool
   /// Visage: a second opinion on every face found. When set, the face landmark model runs
