@@ -1,5 +1,6 @@
 /// The packed GEMM's micro-kernels: a tile of 8, 6, 4, 2 or 1 rows of A times one or two
-/// 16-column panels, or 12 or 6 rows times a half panel. Where their sums go is in PackedGEMM+Finish.swift.
+/// 16-column panels, or 12 or 6 rows times a half panel. Where their sums go is in
+/// PackedGEMM+Finish.swift.
 extension PackedGEMMKernel {
   /// `rows` rows of A (1 to 8, or 12, which the tile buffer also holds) times one panel,
   /// written to `tile`.

@@ -182,7 +182,7 @@ import VisageTestSupport
   /// removes detections and every one it keeps carries its presence (measured with
   /// Benchmarks/crowd_recall.py --min-face-presence-confidence 0.5: 16 of 21 faces instead of
   /// 18, no false positive instead of one; the looks of the all-scales search leave it little
-  /// to remove, and it rejects two small faces they keep).
+  /// to remove, and it rejects two faces they keep).
   @Test func presenceCheckOnlyRemovesDetections() throws {
     var options = Self.detectorOptions()
     let (_, unchecked, all) = try Self.crowdSubset(options)

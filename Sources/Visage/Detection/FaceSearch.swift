@@ -37,8 +37,9 @@ final class FaceSearch {
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
   /// keypoints are the score-weighted mean of what they saw. An all-scales search instead
   /// gathers candidates that way from a low score, and reports the faces the short-range
-  /// model's two looks confirm, with the looks' boxes and keypoints (`confirm`). With a `verifier`, the faces either search finds are then checked by the
-  /// landmark model, and those it does not see as faces are dropped.
+  /// model's two looks confirm, with the looks' boxes and keypoints (`confirm`). With a
+  /// `verifier`, the faces either search finds are then checked by the landmark model, and
+  /// those it does not see as faces are dropped.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
@@ -115,8 +116,8 @@ final class FaceSearch {
   /// gets its look.
   static let candidateScore: Float = 0.1
 
-  /// How far a look stands back from a candidate: its side in face widths, so the face fills
-  /// a quarter of the short-range model's input, the middle of the sizes it finds well.
+  /// How far a look stands back from a candidate: its side in face widths, so the face is a
+  /// quarter of the short-range model's input wide, the middle of the sizes it finds well.
   static let lookScale: Float = 4
 
   /// A candidate as two looks of the short-range model see it: the first at the candidate's

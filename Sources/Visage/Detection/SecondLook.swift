@@ -1,5 +1,5 @@
 /// A closer look at one candidate face: the short-range model run on a square around it,
-/// turned so the face is upright and scaled so it fills a quarter of the model's input.
+/// turned so the face is upright and scaled so it is a quarter of the model's input wide.
 ///
 /// A model scores a face far more surely centred, upright and at the size it was trained on
 /// than wherever the face happens to fall in a tile, tilted and small: a look tells faces from
@@ -12,16 +12,14 @@ extension DetectorGraph {
   static func lookRect(around detection: RawDetection, scale: Float, imageWidth: Int, imageHeight: Int)
     -> NormalizedRect?
   {
+    let rotation = FaceRects.rotation(
+      from: detection.keypoints[0], to: detection.keypoints[1], imageWidth: imageWidth, imageHeight: imageHeight)
+    guard detection.hasArea, rotation.isFinite else { return nil }
     let (w, h) = (Float(imageWidth), Float(imageHeight))
     let side = scale * (detection.width * w + detection.height * h) / 2
-    let rect = NormalizedRect(
+    return NormalizedRect(
       xCenter: detection.xmin + detection.width / 2, yCenter: detection.ymin + detection.height / 2,
-      width: side / w, height: side / h,
-      rotation: FaceRects.rotation(
-        from: detection.keypoints[0], to: detection.keypoints[1], imageWidth: imageWidth, imageHeight: imageHeight))
-    let values = [rect.xCenter, rect.yCenter, rect.width, rect.height, rect.rotation]
-    guard values.allSatisfy(\.isFinite), side > 0 else { return nil }
-    return rect
+      width: side / w, height: side / h, rotation: rotation)
   }
 
   /// The best face the model finds with its centre in the middle half of `rect` (which must
