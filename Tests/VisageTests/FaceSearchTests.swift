@@ -102,12 +102,13 @@ import VisageTestSupport
     let found = try #require(try short.detect(Self.astronaut(), minScore: 0.5, suppressionThreshold: 0.3).first)
     let uprightRect = try #require(
       DetectorGraph.lookRect(around: found, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512))
-    let upright = try #require(try short.look(Self.astronaut(), rect: uprightRect, suppressionThreshold: 0.3))
+    let upright = try #require(
+      try short.look(Self.astronaut(), rect: uprightRect, minScore: 0.5, suppressionThreshold: 0.3))
     let image = try Self.tilted(Self.astronaut(), degrees: 25)
     let seen = try #require(try short.detect(image, minScore: 0.5, suppressionThreshold: 0.3).first)
     let rect = try #require(
       DetectorGraph.lookRect(around: seen, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512))
-    let face = try #require(try short.look(image, rect: rect, suppressionThreshold: 0.3))
+    let face = try #require(try short.look(image, rect: rect, minScore: 0.5, suppressionThreshold: 0.3))
     #expect(face.score > 0.9)
     #expect(abs(seen.width / upright.width - 1) > 0.05, "\(seen.width) vs \(upright.width)")
     #expect(abs(face.width / upright.width - 1) < 0.03, "\(face.width) vs \(upright.width)")
@@ -122,8 +123,41 @@ import VisageTestSupport
     #expect(abs(faceX - seenX) * 512 < 6 && abs(faceY - seenY) * 512 < 6)
     var aside = rect
     aside.xCenter += rect.width * 0.35
-    if let guess = try short.look(image, rect: aside, suppressionThreshold: 0.3) {
+    if let guess = try short.look(image, rect: aside, minScore: 0, suppressionThreshold: 0.3) {
       #expect(guess.score < 0.5, "\(guess)")
+    }
+  }
+
+  /// An upright look is MediaPipe's detector on the square it reads, at the same threshold:
+  /// cut that square out as an image of its own and the detector gives the same face, box
+  /// and score, at thresholds where weaker boxes around the face would move it if averaged in.
+  @Test func aLookIsTheDetectorOnItsSquareAtItsThreshold() throws {
+    let short = try DetectorGraph(model: ModelLoader.detectorModel(at: BundledModel.taskBundlePath))
+    let astronaut = try Self.astronaut()
+    // A 320-pixel square at whole-pixel offsets holding the face off-centre by a few pixels.
+    let (x0, y0, side) = (70, 0, 320)
+    var cut = [UInt8](repeating: 0, count: side * side * 3)
+    for y in 0..<side {
+      for x in 0..<side {
+        for c in 0..<3 { cut[(y * side + x) * 3 + c] = astronaut.pixels[((y0 + y) * 512 + x0 + x) * 3 + c] }
+      }
+    }
+    let square = try VisionImage(width: side, height: side, rgb: cut)
+    let rect = NormalizedRect(
+      xCenter: (Float(x0) + Float(side) / 2) / 512, yCenter: (Float(y0) + Float(side) / 2) / 512,
+      width: Float(side) / 512, height: Float(side) / 512, rotation: 0)
+    for threshold: Float in [0.05, 0.5] {
+      let expected = try #require(
+        try short.detect(square, minScore: threshold, suppressionThreshold: 0.3).first)
+      let face = try #require(try short.look(astronaut, rect: rect, minScore: threshold, suppressionThreshold: 0.3))
+      #expect(abs(face.score - expected.score) < 1e-4)
+      let scale = Float(side) / 512
+      for (a, b) in [
+        (face.xmin, expected.xmin * scale + Float(x0) / 512), (face.ymin, expected.ymin * scale + Float(y0) / 512),
+        (face.width, expected.width * scale), (face.height, expected.height * scale),
+      ] {
+        #expect(abs(a - b) * 512 < 0.05, "threshold \(threshold): \(face) vs \(expected)")
+      }
     }
   }
 

@@ -133,10 +133,12 @@ final class FaceSearch {
       guard
         let rect = DetectorGraph.lookRect(around: detection, scale: Self.lookScale, imageWidth: w, imageHeight: h)
       else { return nil }
-      return try primary.look(image, rect: rect, suppressionThreshold: suppressionThreshold)
+      return try primary.look(image, rect: rect, minScore: minScore, suppressionThreshold: suppressionThreshold)
     }
-    // A product of scores in 0...1 is at most either: below `minScore` after the first look,
-    // the face is lost whatever the second says (most candidates end here).
+    // A product of scores in 0...1 is at most either, so a face that can be reported has both
+    // looks at `minScore` or above: each look keeps only such detections (its box is not pulled
+    // by weaker ones), and after a first look below it the face is lost whatever the second
+    // says (most candidates end here).
     guard let first = try look(around: candidate), first.score >= minScore else { return nil }
     guard var face = try look(around: first) else { return nil }
     face.score *= first.score

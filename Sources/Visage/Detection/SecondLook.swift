@@ -25,14 +25,18 @@ extension DetectorGraph {
   /// The best face the model finds with its centre in the middle half of `rect` (which must
   /// be square in pixels), in normalized image coordinates; nil when there is none.
   ///
+  /// Only detections scored `minScore` or more (and at least `lookMinScore`) are suppressed
+  /// into it, as MediaPipe's detector at that threshold would: weaker boxes overlapping the
+  /// face, often larger ones taking in its surroundings, would pull its box off the face.
+  ///
   /// The box keeps the size the model gave it: a turned look's box is mapped back by its
   /// centre, not as the bounds of its turned corners, which would grow it by up to 41%
   /// (its width is along the face's eye line, as `FaceRects.region` reads a box; BlazeFace's
   /// boxes are near square, so a face lying sideways is not stretched by that).
-  func look(_ image: VisionImage, rect: NormalizedRect, suppressionThreshold: Float) throws(VisionTaskError)
-    -> RawDetection?
+  func look(_ image: VisionImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float)
+    throws(VisionTaskError) -> RawDetection?
   {
-    let (raw, matrix) = try run(image, rect: rect, minScore: Self.lookMinScore)
+    let (raw, matrix) = try run(image, rect: rect, minScore: max(Self.lookMinScore, minScore))
     let central = NonMaxSuppression.weighted(raw.filter(\.hasArea), threshold: suppressionThreshold).filter {
       abs($0.xmin + $0.width / 2 - 0.5) < 0.25 && abs($0.ymin + $0.height / 2 - 0.5) < 0.25
     }
