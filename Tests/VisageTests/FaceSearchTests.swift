@@ -128,6 +128,36 @@ import VisageTestSupport
     }
   }
 
+  /// A candidate whose eye line is backwards (a pass saw the face upside down) turns a look
+  /// upside down; looking both ways up finds the face as the right way up does, with its eye
+  /// line the right way round.
+  @Test func aLookBothWaysUpMendsABackwardsEyeLine() throws {
+    let short = try DetectorGraph(model: ModelLoader.detectorModel(at: BundledModel.taskBundlePath))
+    let astronaut = try Self.astronaut()
+    let found = try #require(try short.detect(astronaut, minScore: 0.5, suppressionThreshold: 0.3).first)
+    var backwards = found
+    backwards.keypoints.swapAt(0, 1)
+    backwards.keypoints.swapAt(4, 5)
+    let rect = try #require(
+      DetectorGraph.lookRect(around: found, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512))
+    let flipped = try #require(
+      DetectorGraph.lookRect(around: backwards, scale: FaceSearch.lookScale, imageWidth: 512, imageHeight: 512))
+    #expect(abs(abs(FaceRects.normalizeRadians(flipped.rotation - rect.rotation)) - .pi) < 1e-4)
+    let upright = try #require(try short.look(astronaut, rect: rect, minScore: 0.05, suppressionThreshold: 0.3))
+    let upsideDown = try short.look(astronaut, rect: flipped, minScore: 0.05, suppressionThreshold: 0.3)
+    #expect((upsideDown?.score ?? 0) < upright.score - 0.1, "\(String(describing: upsideDown)) vs \(upright)")
+    for square in [rect, flipped] {
+      let face = try #require(
+        try short.lookBothWaysUp(astronaut, rect: square, minScore: 0.05, suppressionThreshold: 0.3))
+      #expect(face.score == upright.score)
+      #expect(abs(face.xmin - upright.xmin) < 1e-4 && abs(face.width - upright.width) < 1e-4)
+      #expect(
+        FaceSearch.angle(
+          face.eyeLineDegrees(imageWidth: 512, imageHeight: 512),
+          from: found.eyeLineDegrees(imageWidth: 512, imageHeight: 512)) < 5)
+    }
+  }
+
   /// An upright look is MediaPipe's detector on the square it reads, at the same threshold:
   /// cut that square out as an image of its own and the detector gives the same face, box
   /// and score, at thresholds where weaker boxes around the face would move it if averaged in.

@@ -120,8 +120,8 @@ final class FaceSearch {
   /// quarter of the short-range model's input wide, the middle of the sizes it finds well.
   static let lookScale: Float = 4
 
-  /// A candidate as two looks of the short-range model see it: the first at the candidate's
-  /// box and eye line, the second at the face the first found (now centred, at the right
+  /// A candidate as two looks of the short-range model see it, each both ways up: the first
+  /// at the candidate's box and eye line, the second at the face the first found (now centred, at the right
   /// size and angle). The face is the second look's, scored by the product of both looks'
   /// scores, the chance both agree it is a face; nil when either finds none, or when the
   /// first look's score alone is below `minScore`.
@@ -133,7 +133,8 @@ final class FaceSearch {
       guard
         let rect = DetectorGraph.lookRect(around: detection, scale: Self.lookScale, imageWidth: w, imageHeight: h)
       else { return nil }
-      return try primary.look(image, rect: rect, minScore: minScore, suppressionThreshold: suppressionThreshold)
+      return try primary.lookBothWaysUp(
+        image, rect: rect, minScore: minScore, suppressionThreshold: suppressionThreshold)
     }
     // A product of scores in 0...1 is at most either, so a face that can be reported has both
     // looks at `minScore` or above: each look keeps only such detections (its box is not pulled

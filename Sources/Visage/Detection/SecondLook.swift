@@ -48,6 +48,24 @@ extension DetectorGraph {
       keypoints: best.keypoints.map(matrix.apply))
   }
 
+  /// `look` at `rect` as given and turned half a turn, whichever finds the better face.
+  ///
+  /// A search pass that sees a small face upside down (as it may when the face is upside
+  /// down in the turn it searched) gives its keypoints, so its eye line, backwards; a look
+  /// turned by that line would see the face upside down, scored and placed far worse.
+  func lookBothWaysUp(_ image: VisionImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float)
+    throws(VisionTaskError) -> RawDetection?
+  {
+    var turned = rect
+    turned.rotation = FaceRects.normalizeRadians(rect.rotation + .pi)
+    var best: RawDetection?
+    for square in [rect, turned] {
+      let face = try look(image, rect: square, minScore: minScore, suppressionThreshold: suppressionThreshold)
+      if let face, face.score > best?.score ?? 0 { best = face }
+    }
+    return best
+  }
+
   /// Scores below this are not faces to a look (far below any threshold a caller would use).
   static let lookMinScore: Float = 0.05
 }
