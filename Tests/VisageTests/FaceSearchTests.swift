@@ -9,8 +9,15 @@ import VisageTestSupport
 /// rotation (`searchesAnyRotation`, `--any-rotation`). MediaPipe has neither, so the checks are
 /// against known geometry: the upright result turned, and the crowd set's pasted faces.
 @Suite(.timeLimit(.minutes(10))) struct FaceSearchTests {
-  static func detectorOptions(allScales: Bool = true, anyRotation: Bool = true) -> FaceDetectorOptions {
+  /// The all-scales search's threshold the README recommends: its score is the product of
+  /// three looks' scores, so MediaPipe's default 0.5 keeps fewer faces than it could.
+  static let allScalesThreshold: Float = 0.4
+
+  static func detectorOptions(allScales: Bool = true, anyRotation: Bool = true, minDetectionConfidence: Float = 0.5)
+    -> FaceDetectorOptions
+  {
     var options = FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    options.minDetectionConfidence = minDetectionConfidence
     options.searchesAllScales = allScales
     options.searchesAnyRotation = anyRotation
     options.fullRangeDetectorModelAssetPath = FullRangeTests.fullRangePath
@@ -234,9 +241,11 @@ import VisageTestSupport
 
   /// The committed crowd subset (Tools/make_crowd_fixtures.py): recall at IoU ≥ 0.5 on faces of
   /// at least 20 px and false positives over its five images, for all scales and any
-  /// rotation. Measured with Benchmarks/crowd_recall.py on this subset: see the README.
+  /// rotation at threshold 0.4. Measured with Benchmarks/crowd_recall.py on this subset: see
+  /// the README.
   @Test func crowdSubsetRecallAndFalsePositives() throws {
-    let (recall, falsePositives, detections) = try Self.crowdSubset(Self.detectorOptions())
+    let (recall, falsePositives, detections) = try Self.crowdSubset(
+      Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold))
     #expect(recall >= CrowdTruth.recallFloor)
     #expect(falsePositives <= CrowdTruth.falsePositivesCeiling)
     #expect(detections.allSatisfy { $0.facePresence == nil })
@@ -244,11 +253,11 @@ import VisageTestSupport
 
   /// The landmark model's check (`minFacePresenceConfidence` 0.5) on the same subset: it only
   /// removes detections and every one it keeps carries its presence (measured with
-  /// Benchmarks/crowd_recall.py --min-face-presence-confidence 0.5: 16 of 21 faces instead of
-  /// 18, no false positive instead of one; the looks of the all-scales search leave it little
-  /// to remove, and it rejects two faces they keep).
+  /// Benchmarks/crowd_recall.py --min-detection-confidence 0.4 --min-face-presence-confidence
+  /// 0.5: 17 of 21 faces instead of 18, no false positive either way; the looks of the
+  /// all-scales search leave it nothing to remove here, and it rejects a face they keep).
   @Test func presenceCheckOnlyRemovesDetections() throws {
-    var options = Self.detectorOptions()
+    var options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
     let (_, unchecked, all) = try Self.crowdSubset(options)
     options.minFacePresenceConfidence = 0.5
     let (recall, falsePositives, kept) = try Self.crowdSubset(options)
@@ -293,7 +302,8 @@ import VisageTestSupport
   /// A real group photo (`Tests/Fixtures/crowd/group`: 38 faces of 16 to 34 px in 1317×342,
   /// truth from MediaPipe's own detector on 4× upscaled tiles, see Tools/make_crowd_fixtures.py):
   /// the short-range model on the whole photo, which is MediaPipe's detector, finds none of
-  /// them; the all-scales search finds all or all but one (measured: 37 of 38, one other box).
+  /// them; the all-scales search at threshold 0.4 finds nearly all (measured: 36 of 38, no
+  /// other box).
   @Test func allScalesFindTheFacesOfARealGroupPhoto() throws {
     let directory = Fixtures.fixturePath("crowd/group")
     let truth = try JSONDecoder().decode(
@@ -302,12 +312,13 @@ import VisageTestSupport
     let image = try VisionImage(contentsOfFile: directory + "/" + entry.file)
     let short = try FaceDetector(options: Self.detectorOptions(allScales: false, anyRotation: false))
     #expect(try short.detect(image: image).detections.isEmpty)
-    let all = try FaceDetector(options: Self.detectorOptions(anyRotation: false))
+    let all = try FaceDetector(
+      options: Self.detectorOptions(anyRotation: false, minDetectionConfidence: Self.allScalesThreshold))
     let boxes = try all.detect(image: image).detections.map(\.boundingBox)
     let (matched, extra) = CrowdTruth.match(entry.faces, boxes)
     print("group photo: \(matched.count)/\(entry.faces.count) faces, \(extra) other boxes")
     #expect(entry.faces.count == 38)
-    #expect(matched.count >= 37, "\(matched.count) of \(entry.faces.count)")
+    #expect(matched.count >= 35, "\(matched.count) of \(entry.faces.count)")
     #expect(extra <= 2)
   }
 }
@@ -318,10 +329,10 @@ struct CrowdTruth: Decodable {
   struct Image: Decodable { var file: String, faces: [Face] }
   var images: [Image]
 
-  /// The bars the subset must clear, a little below what it measures (18 of 21 faces, one
-  /// false positive in its five images; see the test).
+  /// The bars the subset must clear, a little below what it measures at threshold 0.4 (18 of
+  /// 21 faces, no false positive in its five images; see the test).
   static let recallFloor = 0.80
-  static let falsePositivesCeiling = 0.6
+  static let falsePositivesCeiling = 0.2
 
   /// Faces matched by a box with IoU ≥ 0.5 (best overlaps first, one box per face) and the
   /// number of boxes that match none, as Benchmarks/crowd_recall.py counts them.
