@@ -13,6 +13,7 @@ release `visage detect` run over the whole set, divided by the number of images.
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd-heldout --seed 2727
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd-heldout   # other crowds of the same photos
+    .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd3 --seed 31337   # a third set
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd   # the committed subset
     .venv/bin/python Benchmarks/crowd_recall.py Tests/Fixtures/crowd/group --min-size 0   # a real group photo
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd --min-detection-confidence 0.4   # three looks
