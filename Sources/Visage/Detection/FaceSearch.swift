@@ -37,7 +37,7 @@ final class FaceSearch {
   /// non-maximum suppression, so a face seen by several passes is one face whose box and
   /// keypoints are the score-weighted mean of what they saw. An all-scales search instead
   /// gathers candidates that way from a low score, and reports the faces the short-range
-  /// model's two looks confirm, with the looks' boxes and keypoints (`confirm`). With a
+  /// model's three looks confirm, with the looks' boxes and keypoints (`confirm`). With a
   /// `verifier`, the faces either search finds are then checked by the landmark model, and
   /// those it does not see as faces are dropped.
   func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
