@@ -8,9 +8,12 @@ import Foundation
 /// registers hold them, AVX2's 16 eight-lane registers (and SSE's 16 four-lane ones) do not,
 /// and the spills cost more than the shorter tile's extra passes over the weights. Six rows
 /// of one 16-column panel are AVX2's best fit: twelve eight-lane accumulators, two registers
-/// of weights and one broadcast, fifteen of its sixteen.
+/// of weights and one broadcast, fifteen of its sixteen. AVX-512 takes six rows too: on the
+/// one AVX-512 CPU measured with six-row kernels (a Zen 4), six beat eight by 2-6% on the
+/// three convolution models and tied on face_blendshapes (an earlier Intel AVX-512 machine,
+/// before the six-row kernels existed, had eight beat four and two).
 /// The table was measured on the bundled models, forcing each height with
-/// `VISAGE_TILE_ROWS` (`visage bench`, min of three runs; README, "Tile heights"). It
+/// `VISAGE_TILE_ROWS` (`Benchmarks/tile_heights.py`; README, "Tile heights"). It
 /// replaced a per-process timing of the heights on a small problem, which on AVX2 kept eight
 /// rows in some processes and not others: the same binary ran face_detector 20% slower
 /// depending on its environment. Every height sums in the same order, so the height changes
@@ -21,8 +24,7 @@ public enum TileHeight {
   public static func rows(at instructionSet: InstructionSet) -> Int {
     if let forced { return forced }
     switch instructionSet {
-    case .avx512: return 8
-    case .avx2: return 6
+    case .avx512, .avx2: return 6
     // SSE2 on x86-64; on arm64, NEON (not measured: its 32 four-lane registers hold as
     // many floats as AVX2's 16 eight-lane ones, so four rows may suit it better).
     case .baseline: return 2
