@@ -29,6 +29,8 @@ let package = Package(
       ])
   ])
 EOF
+# VisageKernels is not a product: its module comes in with Visage's, and the program imports it
+# only to print the instruction set the kernels chose.
 cat >"$work/consumer/Sources/Consumer/main.swift" <<EOF
 import Foundation
 import Visage
