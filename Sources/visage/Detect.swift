@@ -25,7 +25,7 @@ struct Detect: ParsableCommand {
 
   @Option(
     help:
-      "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, and the full range on tiles: every face from ~20 px up; slower)."
+      "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, also on tiles: every face from ~20 px up; slower)."
   )
   var range: DetectorRange = .short
 

@@ -27,7 +27,7 @@ struct Landmark: ParsableCommand {
 
   @Option(
     help:
-      "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, and the full range on tiles; slower)."
+      "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, also on tiles; slower)."
   )
   var detectorRange: DetectorRange = .short
 

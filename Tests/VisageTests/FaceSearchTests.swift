@@ -44,6 +44,55 @@ import VisageTestSupport
     // 288 px tiles (18 × 13), 576 (9 × 7), 1152 (5 × 4), 2304 (2 × 2).
     #expect(tiles == 234 + 63 + 20 + 4)
     #expect(SearchTile.tiles(imageWidth: 288, imageHeight: 200).isEmpty)
+    // The short-range model's 112 px tiles, sharing at least 28 px: 48 × 36.
+    let small = SearchTile.smallFaceTiles(imageWidth: 4000, imageHeight: 3000)
+    #expect(small.count == 48 * 36 && small.allSatisfy { $0.side == 112 })
+    #expect(small.last == SearchTile(x0: 4000 - 112, y0: 3000 - 112, side: 112))
+    #expect(SearchTile.smallFaceTiles(imageWidth: 112, imageHeight: 80).isEmpty)
+  }
+
+  /// A face 24 px wide in a 768×512 image of noise (the astronaut at a quarter of its size):
+  /// the short-range model's small tiles give it a candidate, and the all-scales search
+  /// reports it and nothing else. (With any rotation it also reports the helmet below the
+  /// face, whose highlights seen turned score 0.43: a false positive at 0.4.)
+  @Test func smallFaceTilesFindAFace24PixelsWide() throws {
+    let astronaut = try Self.astronaut()
+    let (w, h, x0, y0) = (768, 512, 300, 200)
+    var state: UInt32 = 12345
+    var pixels = (0..<(w * h * 3)).map { _ -> UInt8 in
+      state = state &* 1_664_525 &+ 1_013_904_223
+      return UInt8(96 + (state >> 26))
+    }
+    // The astronaut, 4 × 4 pixel means, at (x0, y0).
+    for y in 0..<128 {
+      for x in 0..<128 {
+        for c in 0..<3 {
+          var sum = 0
+          for dy in 0..<4 {
+            for dx in 0..<4 { sum += Int(astronaut.pixels[((y * 4 + dy) * 512 + x * 4 + dx) * 3 + c]) }
+          }
+          pixels[((y0 + y) * w + x0 + x) * 3 + c] = UInt8(sum / 16)
+        }
+      }
+    }
+    let image = try VisionImage(width: w, height: h, rgb: pixels)
+    // MediaPipe's box on the astronaut, (177, 82, 95, 95), a quarter of the size.
+    let truth = [CrowdTruth.Face(x: Double(x0) + 44.25, y: Double(y0) + 20.5, size: 23.75, turn: 0)]
+    let short = try DetectorGraph(model: ModelLoader.detectorModel(at: BundledModel.taskBundlePath))
+    let candidates = try short.candidates(
+      image, tiles: SearchTile.smallFaceTiles(imageWidth: w, imageHeight: h), rotationDegrees: 0,
+      minScore: FaceSearch.smallFaceCandidateScore)
+    let boxes = candidates.map {
+      CGRect(
+        x: Double($0.xmin) * Double(w), y: Double($0.ymin) * Double(h), width: Double($0.width) * Double(w),
+        height: Double($0.height) * Double(h))
+    }
+    #expect(CrowdTruth.match(truth, boxes).0 == [0], "\(boxes)")
+    let found = try FaceDetector(
+      options: Self.detectorOptions(anyRotation: false, minDetectionConfidence: Self.allScalesThreshold)
+    ).detect(image: image).detections
+    let (matched, extra) = CrowdTruth.match(truth, found.map(\.boundingBox))
+    #expect(matched == [0] && extra == 0, "\(found.map(\.boundingBox))")
   }
 
   @Test func allScalesReportTheAstronautOnce() throws {
@@ -65,8 +114,8 @@ import VisageTestSupport
   }
 
   /// The landmarker builds its region from the turned detection as usual, so the upside-down
-
-  /// 2.9 px over the 478 (512 × 512 image); the bars are 2 px and 6 px.
+  /// astronaut gets the upright one's 478 landmarks turned (measured: 1.56 px apart on average,
+  /// 3.42 px at most, in the 512 × 512 image; the bars are 2.5 px and 6 px).
   @Test func upsideDownFaceGetsTheUprightLandmarksTurned() throws {
     var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
     options.searchesAnyRotation = true
@@ -254,7 +303,7 @@ import VisageTestSupport
   /// The landmark model's check (`minFacePresenceConfidence` 0.5) on the same subset: it only
   /// removes detections and every one it keeps carries its presence (measured with
   /// Benchmarks/crowd_recall.py --min-detection-confidence 0.4 --min-face-presence-confidence
-  /// 0.5: 17 of 21 faces instead of 18, no false positive either way; the looks of the
+  /// 0.5: 18 of 21 faces instead of 19, no false positive either way; the looks of the
   /// all-scales search leave it nothing to remove here, and it rejects a face they keep).
   @Test func presenceCheckOnlyRemovesDetections() throws {
     var options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
@@ -329,9 +378,9 @@ struct CrowdTruth: Decodable {
   struct Image: Decodable { var file: String, faces: [Face] }
   var images: [Image]
 
-  /// The bars the subset must clear, a little below what it measures at threshold 0.4 (18 of
+  /// The bars the subset must clear, a little below what it measures at threshold 0.4 (19 of
   /// 21 faces, no false positive in its five images; see the test).
-  static let recallFloor = 0.80
+  static let recallFloor = 0.85
   static let falsePositivesCeiling = 0.2
 
   /// Faces matched by a box with IoU ≥ 0.5 (best overlaps first, one box per face) and the

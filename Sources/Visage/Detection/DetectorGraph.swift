@@ -72,6 +72,22 @@ final class DetectorGraph {
     return raw.map { $0.projected(by: matrix) }
   }
 
+  /// The candidates of one run on each of `tiles` seen through a clockwise turn of `degrees`,
+  /// each kept only when its tile holds it whole (`SearchTile.holds`).
+  func candidates(_ image: VisionImage, tiles: [SearchTile], rotationDegrees degrees: Int, minScore: Float)
+    throws(VisionTaskError) -> [RawDetection]
+  {
+    let (w, h) = (image.width, image.height)
+    var found: [RawDetection] = []
+    for tile in tiles {
+      let rect = tile.rect(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
+      found += try candidates(image, rect: rect, minScore: minScore).filter {
+        tile.holds($0, imageWidth: w, imageHeight: h)
+      }
+    }
+    return found
+  }
+
   /// One model run on `rect`: the decoded detections in tensor coordinates and the map out.
   func run(
     _ image: VisionImage, rect: NormalizedRect, minScore: Float

@@ -33,8 +33,8 @@ final class FaceSearch {
   ///
   /// The single-model search is MediaPipe's graph unchanged. A wider one collects every
   /// pass's candidates (each model on the whole image, the full-range model on every tile,
-  /// at each turn), maps them back to the image, and suppresses them all in one weighted
-  /// non-maximum suppression, so a face seen by several passes is one face whose box and
+  /// the short-range model on every small tile, at each turn), maps them back to the image,
+  /// and suppresses them all in one weighted non-maximum suppression, so a face seen by several passes is one face whose box and
   /// keypoints are the score-weighted mean of what they saw. An all-scales search instead
   /// gathers candidates that way from a low score, and reports the faces the short-range
   /// model's three looks confirm, with the looks' boxes and keypoints (`confirm`). With a
@@ -68,6 +68,7 @@ final class FaceSearch {
     let (w, h) = (image.width, image.height)
     let upright = try image.rotationDegrees()
     let tiles = fullRange == nil ? [] : SearchTile.tiles(imageWidth: w, imageHeight: h)
+    let smallFaceTiles = fullRange == nil ? [] : SearchTile.smallFaceTiles(imageWidth: w, imageHeight: h)
     // An all-scales search finds candidates for the looks; the others report what they find.
     // Candidates and looks both stop at `DetectorGraph.lookMinScore`, however low `minScore`
     // is, so that a threshold of 0 does not make every anchor of every tile a candidate.
@@ -80,12 +81,9 @@ final class FaceSearch {
       var pass = try primary.candidates(image, rect: whole, minScore: passScore)
       if let fullRange {
         pass += try fullRange.candidates(image, rect: whole, minScore: passScore)
-        for tile in tiles {
-          let rect = tile.rect(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
-          pass += try fullRange.candidates(image, rect: rect, minScore: passScore).filter {
-            tile.holds($0, imageWidth: w, imageHeight: h)
-          }
-        }
+        pass += try fullRange.candidates(image, tiles: tiles, rotationDegrees: degrees, minScore: passScore)
+        pass += try primary.candidates(
+          image, tiles: smallFaceTiles, rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore)
       }
       if anyRotation {
         // A turn finds a face it sees about upright; one it sees lying more than 50° over
@@ -115,6 +113,13 @@ final class FaceSearch {
   /// looks decide, and a face the passes see only dimly (small, tilted, cut by tiles) still
   /// gets its look.
   static let candidateScore: Float = 0.1
+
+  /// The score a candidate from the short-range model's small tiles needs: higher than
+  /// `candidateScore`, since those tiles hold far more face-sized texture than faces, and
+  /// each candidate costs a look. (0.3 is the one value measured, on the four crowd sets of
+  /// `Benchmarks/crowd_recall.py`: the tiles gave candidates to most of the faces of 20-30 px
+  /// that had none, at one more false positive in 96 images; see the README.)
+  static let smallFaceCandidateScore: Float = 0.3
 
   /// How far a look stands back from a candidate: its side in face widths, so the face is a
   /// quarter of the short-range model's input wide, the middle of the sizes it finds well.

@@ -23,15 +23,35 @@ struct SearchTile: Equatable {
     var tiles: [SearchTile] = []
     var side = baseSide
     while side < max(imageWidth, imageHeight) {
-      let overlap = side / 5
-      for y in starts(length: imageHeight, side: side, overlap: overlap) {
-        for x in starts(length: imageWidth, side: side, overlap: overlap) {
-          tiles.append(SearchTile(x0: x, y0: y, side: side))
-        }
-      }
+      tiles += grid(side: side, overlap: side / 5, imageWidth: imageWidth, imageHeight: imageHeight)
       side *= 2
     }
     return tiles
+  }
+
+  /// The side of the tiles the short-range model reads for the smallest faces, in image
+  /// pixels: a 20 px face fills 18% of one, near the smallest the model finds surely.
+  ///
+  /// The full-range model's finest tiles show a 20-30 px face only 13-20 px wide, where
+  /// it gives many no candidate at all (so no look); these tiles give them one.
+  static let smallFaceSide = 112
+
+  /// The short-range model's tiles for an image of the given size; none for an image whose
+  /// long side is at most `smallFaceSide`, which the whole-image pass reads as closely.
+  ///
+  /// Neighbours overlap by a quarter of a tile, so every face up to about 26 px is whole in
+  /// one; a larger face is the full-range model's finest level's, whose tiles show a 30 px
+  /// face 20 px wide.
+  static func smallFaceTiles(imageWidth: Int, imageHeight: Int) -> [SearchTile] {
+    guard max(imageWidth, imageHeight) > smallFaceSide else { return [] }
+    return grid(side: smallFaceSide, overlap: smallFaceSide / 4, imageWidth: imageWidth, imageHeight: imageHeight)
+  }
+
+  /// Tiles of one side covering the image, neighbours sharing at least `overlap` pixels.
+  static func grid(side: Int, overlap: Int, imageWidth: Int, imageHeight: Int) -> [SearchTile] {
+    starts(length: imageHeight, side: side, overlap: overlap).flatMap { y in
+      starts(length: imageWidth, side: side, overlap: overlap).map { x in SearchTile(x0: x, y0: y, side: side) }
+    }
   }
 
   /// Tile origins along one axis, spread evenly from edge to edge with at least `overlap`

@@ -28,9 +28,9 @@ public struct FaceDetectorOptions: Sendable {
   public var liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
   /// Visage: also find faces too small or too large for the model alone (`--range all`).
   /// The model must be the short-range one; it runs on the whole image, the full-range
-  /// model runs on the whole image and on overlapping tiles (faces down to about 20 px in
-  /// large photos), and one weighted non-maximum suppression merges all they find from a
-  /// score of 0.1 up. The short-range model then looks at each of those candidates three
+  /// model runs on the whole image and on overlapping tiles, the short-range model on small
+  /// tiles (faces down to about 20 px in large photos), and one weighted non-maximum
+  /// suppression merges all they find from a score of 0.1 up (0.3 on the small tiles). The short-range model then looks at each of those candidates three
   /// times, centred and upright (twice a quarter of its input's width, then a third); a
   /// face's score is the product of the three looks' scores, and `minDetectionConfidence`
   /// applies to that (scores under 0.05 are never considered). Such a product runs lower
