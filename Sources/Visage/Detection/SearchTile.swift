@@ -1,5 +1,6 @@
 /// The overlapping square tiles the full-range model reads in an all-scales search, so that
-/// small faces in large photos reach it big enough to be found.
+/// small faces in large photos reach it big enough to be found (and the short-range model's
+/// smaller tiles, `smallFaceTiles`, for the smallest faces).
 ///
 /// The full-range model finds faces from about 13 px to about 100 px wide in its 192×192
 /// input (`FaceSearchTests.crowdSubsetRecallAndFalsePositives` holds the search built on
