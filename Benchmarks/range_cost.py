@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Time of `visage detect` per image for each range, with and without --any-rotation, on a
-1280x960 and a 4000x3000 image (issue 16: the cost of --range all), single-threaded.
+1280x960 and a 4000x3000 image (issue 16: the cost of --range all), single-threaded unless
+--threads says otherwise.
 
 The images are the first crowd image of Tools/make_crowd_fixtures.py's committed subset
 scaled to each size (so both hold the same faces). Each configuration runs the image
@@ -9,6 +10,7 @@ of three such processes' mean time per image, model loading included once per pr
 
     swift build -c release --product visage
     .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4   # the README's figures
+    .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4 --threads 2
 """
 import argparse
 import os
@@ -28,6 +30,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--min-detection-confidence", default="0.5",
                         help="passed to visage detect (how many candidates get a second and third look)")
+    parser.add_argument("--threads", default="1", help="passed to visage detect")
     a = parser.parse_args()
     source = Image.open(os.path.join(ROOT, "Tests/Fixtures/crowd/crowd_00.jpg")).convert("RGB")
     tmp = tempfile.mkdtemp(prefix="visage-range-cost-")
@@ -39,7 +42,7 @@ def main():
         baseline = None
         for rng in ["short", "full", "all"]:
             for rotation in [False, True]:
-                args = [a.visage, "detect", "--threads", "1", "--range", rng,
+                args = [a.visage, "detect", "--threads", a.threads, "--range", rng,
                         "--min-detection-confidence", a.min_detection_confidence] + (["--any-rotation"] if rotation else [])
                 subprocess.run(args + [path], check=True, capture_output=True)
                 runs = []

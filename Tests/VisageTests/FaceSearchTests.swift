@@ -95,6 +95,18 @@ import VisageTestSupport
     #expect(matched == [0] && extra == 0, "\(found.map(\.boundingBox))")
   }
 
+  /// With two threads each takes its share of the tiles and looks, with detectors of its own:
+  /// the faces are exactly those one thread finds.
+  @Test func threadsShareTheSearchAndFindTheSameFaces() throws {
+    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath("crowd/crowd_02.jpg"))
+    var options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
+    let one = try FaceDetector(options: options).detect(image: image).detections
+    options.baseOptions.threadCount = 2
+    let two = try FaceDetector(options: options).detect(image: image).detections
+    #expect(one.count >= 8)
+    #expect(one == two)
+  }
+
   @Test func allScalesReportTheAstronautOnce() throws {
     let result = try FaceDetector(options: Self.detectorOptions(anyRotation: false)).detect(image: Self.astronaut())
     #expect(result.detections.count == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import VisageKernels
 
 /// Where the detector models look for faces: MediaPipe's one model on the upright image, or
 /// Visage's wider search over scales, tiles and quarter turns.
@@ -14,15 +15,26 @@ final class FaceSearch {
   /// The face landmark model that checks every detection, and the face presence a
   /// detection needs to be kept; nil when nothing is checked.
   private let verifier: (landmarks: LandmarkGraph, minPresence: Float)?
+  /// Copies of the two detectors, one pair per thread of `pool`, that share out an all-scales
+  /// search's tiles and looks; empty to run them one by one with `primary` and `fullRange`.
+  private let crew: (readers: [DetectorPair], pool: ThreadPool?)
+
+  /// A short-range and a full-range detector, for one thread's tiles and looks.
+  struct DetectorPair {
+    var primary: DetectorGraph
+    var fullRange: DetectorGraph
+  }
 
   init(
     primary: DetectorGraph, fullRange: DetectorGraph? = nil, anyRotation: Bool = false,
-    verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil
+    verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil,
+    crew: (readers: [DetectorPair], pool: ThreadPool?) = ([], nil)
   ) {
     self.primary = primary
     self.fullRange = fullRange
     self.anyRotation = anyRotation
     self.verifier = verifier
+    self.crew = crew
   }
 
   /// Whether this is MediaPipe's search: one model, whole image, upright only (with or
@@ -74,16 +86,24 @@ final class FaceSearch {
     // is, so that a threshold of 0 does not make every anchor of every tile a candidate.
     let passScore =
       fullRange == nil ? minScore : max(DetectorGraph.lookMinScore, min(minScore, Self.candidateScore))
+    // The detectors that read the tiles and look at the candidates when there is no crew.
+    let solo = fullRange.map { DetectorPair(primary: primary, fullRange: $0) }
     var found: [RawDetection] = []
     for turn in anyRotation ? [0, 90, 180, 270] : [0] {
       let degrees = upright + turn
       let whole = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
       var pass = try primary.candidates(image, rect: whole, minScore: passScore)
-      if let fullRange {
-        pass += try fullRange.candidates(image, rect: whole, minScore: passScore)
-        pass += try fullRange.candidates(image, tiles: tiles, rotationDegrees: degrees, minScore: passScore)
-        pass += try primary.candidates(
-          image, tiles: smallFaceTiles, rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore)
+      if let solo {
+        pass += try solo.fullRange.candidates(image, rect: whole, minScore: passScore)
+        pass += try shared(tiles.count, solo: solo) { (readers, share) throws(VisionTaskError) in
+          try readers.fullRange.candidates(
+            image, tiles: Array(tiles[share]), rotationDegrees: degrees, minScore: passScore)
+        }
+        pass += try shared(smallFaceTiles.count, solo: solo) { (readers, share) throws(VisionTaskError) in
+          try readers.primary.candidates(
+            image, tiles: Array(smallFaceTiles[share]), rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore
+          )
+        }
       }
       if anyRotation {
         // A turn finds a face it sees about upright; one it sees lying more than 50° over
@@ -93,20 +113,46 @@ final class FaceSearch {
       }
       found += pass
     }
-    guard fullRange != nil else { return NonMaxSuppression.weighted(found, threshold: suppressionThreshold) }
+    guard let solo else { return NonMaxSuppression.weighted(found, threshold: suppressionThreshold) }
     // From the low candidate score, odd boxes are likelier; one with no area, on top of the
     // suppression, would match nothing (not even itself) and end it early.
     let suppressed = NonMaxSuppression.weighted(found.filter(\.hasArea), threshold: suppressionThreshold)
-    var confirmed: [RawDetection] = []
-    for candidate in suppressed {
-      if let face = try confirm(
-        candidate, in: image, minScore: minScore, suppressionThreshold: suppressionThreshold),
-        face.score >= minScore
-      {
-        confirmed.append(face)
+    let confirmed = try shared(suppressed.count, solo: solo) { (readers, share) throws(VisionTaskError) in
+      var faces: [RawDetection] = []
+      for candidate in suppressed[share] {
+        if let face = try confirm(
+          candidate, in: image, with: readers.primary, minScore: minScore, suppressionThreshold: suppressionThreshold),
+          face.score >= minScore
+        {
+          faces.append(face)
+        }
       }
+      return faces
     }
     return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)
+  }
+
+  /// `work` over the items `0..<count`, its results in item order: with a crew, each reader
+  /// pair takes a run of neighbouring items on a thread of its own; without, `solo` takes them
+  /// all. Either way the same models see the same pixels, so the results are the same.
+  private func shared<T>(
+    _ count: Int, solo: DetectorPair, _ work: (DetectorPair, Range<Int>) throws(VisionTaskError) -> [T]
+  ) throws(VisionTaskError) -> [T] {
+    let readers = crew.readers
+    guard let pool = crew.pool, readers.count > 1, count > 1 else { return try work(solo, 0..<count) }
+    let n = min(readers.count, count)
+    var shares = [Result<[T], VisionTaskError>](repeating: .success([]), count: n)
+    withoutActuallyEscaping(work) { work in
+      shares.withUnsafeMutableBufferPointer { buffer in
+        let out = buffer
+        pool.run(n) { i in
+          out[i] = Result { () throws(VisionTaskError) in try work(readers[i], i * count / n..<(i + 1) * count / n) }
+        }
+      }
+    }
+    var results: [T] = []
+    for share in shares { results += try share.get() }
+    return results
   }
 
   /// The score a candidate of an all-scales search needs to be looked at: low, since the
@@ -136,7 +182,8 @@ final class FaceSearch {
   /// second look's, scored by the product of the three looks' scores, the chance they all
   /// agree it is a face; nil when a look finds none or the product falls below `minScore`.
   private func confirm(
-    _ candidate: RawDetection, in image: VisionImage, minScore: Float, suppressionThreshold: Float
+    _ candidate: RawDetection, in image: VisionImage, with primary: DetectorGraph, minScore: Float,
+    suppressionThreshold: Float
   ) throws(VisionTaskError) -> RawDetection? {
     let (w, h) = (image.width, image.height)
     func look(around detection: RawDetection, scale: Float) throws(VisionTaskError) -> RawDetection? {

@@ -7,7 +7,8 @@ public struct BaseOptions: Sendable, Equatable {
   /// `bundle.task:entry.tflite`.
   public var modelAssetPath: String
   /// Visage: threads the models' larger layers are shared over (the calling thread and
-  /// `threadCount - 1` workers, one set per task object). 1, the default, runs everything
+  /// `threadCount - 1` workers, one set per task object); an all-scales search also shares
+  /// out its tiles and looks, one detector pair per thread. 1, the default, runs everything
   /// on the calling thread. Results are the same for any count.
   public var threadCount: Int
 

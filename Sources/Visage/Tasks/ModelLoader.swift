@@ -102,8 +102,10 @@ enum ModelLoader {
     primary: TFLiteModel, allScales: Bool, fullRangePath: String?, besideModel modelPath: String,
     anyRotation: Bool, verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil, pool: ThreadPool?
   ) throws(VisionTaskError) -> FaceSearch {
+    let primaryModel = primary
     let primary = try DetectorGraph(model: primary, pool: pool)
     var fullRange: DetectorGraph?
+    var crew: [FaceSearch.DetectorPair] = []
     if allScales {
       let fullRangePath =
         fullRangePath
@@ -123,7 +125,17 @@ enum ModelLoader {
       guard fullRange?.range == .full else {
         throw .invalidModel("\(fullRangePath) is not the full-range (192×192) detector that searching all scales needs")
       }
+      // A tile or a look is too small a run to share out well layer by layer (two threads
+      // took an all-scales search with any rotation only 1.5x faster); with threads, each
+      // takes its share of the tiles and looks with copies of the detectors of its own.
+      if let pool, pool.threadCount > 1 {
+        for _ in 0..<pool.threadCount {
+          crew.append(
+            .init(primary: try DetectorGraph(model: primaryModel), fullRange: try DetectorGraph(model: model)))
+        }
+      }
     }
-    return FaceSearch(primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier)
+    return FaceSearch(
+      primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier, crew: (crew, pool))
   }
 }
