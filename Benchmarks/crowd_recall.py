@@ -21,6 +21,7 @@ release `visage detect` run over the whole set, divided by the number of images.
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd-blind --seed 5151   # made after the tuning
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd-blind --min-detection-confidence 0.4 --ranges all
     .venv/bin/python Tools/make_crowd_fixtures.py --out /tmp/crowd-blind2 --seed 6262   # made after the 112 px tiles
+    # (as were --out /tmp/crowd-7001 --seed 7001, and 7002, 7003)
     .venv/bin/python Benchmarks/crowd_recall.py /tmp/crowd-blind2 --min-detection-confidence 0.4 --ranges all
 
 After the table, for `all` with any rotation: the faces missed, counted by source photo (the
