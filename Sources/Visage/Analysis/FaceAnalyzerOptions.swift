@@ -8,9 +8,9 @@ public struct FaceAnalyzerOptions: Sendable {
     /// The short-range detector (faces within about 2 m of the camera).
     case fast
     /// Every scale: the short-range detector on the whole image and on small tiles, the
-    /// full-range one on the whole image and on larger tiles, every candidate confirmed by three looks of the short-range
-    /// detector (`FaceDetectorOptions.searchesAllScales`), so small, distant and close-up
-    /// faces are all found.
+    /// full-range one on the whole image and on larger tiles, every candidate confirmed by
+    /// three looks of the short-range detector (`FaceDetectorOptions.searchesAllScales`), so
+    /// small, distant and close-up faces are all found.
     case accurate
   }
 

@@ -46,8 +46,9 @@ final class FaceSearch {
   /// The single-model search is MediaPipe's graph unchanged. A wider one collects every
   /// pass's candidates (each model on the whole image, the full-range model on every tile,
   /// the short-range model on every small tile, at each turn), maps them back to the image,
-  /// and suppresses them all in one weighted non-maximum suppression, so a face seen by several passes is one face whose box and
-  /// keypoints are the score-weighted mean of what they saw. An all-scales search instead
+  /// and suppresses them all in one weighted non-maximum suppression, so a face seen by
+  /// several passes is one face whose box and keypoints are the score-weighted mean of what
+  /// they saw. An all-scales search instead
   /// gathers candidates that way from a low score, and reports the faces the short-range
   /// model's three looks confirm, with the looks' boxes and keypoints (`confirm`). With a
   /// `verifier`, the faces either search finds are then checked by the landmark model, and
