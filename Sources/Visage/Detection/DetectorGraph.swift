@@ -74,7 +74,9 @@ final class DetectorGraph {
 
   /// The candidates of one run on each of `tiles` seen through a clockwise turn of `degrees`,
   /// each kept only when its tile holds it whole (`SearchTile.holds`).
-  func candidates(_ image: VisionImage, tiles: [SearchTile], rotationDegrees degrees: Int, minScore: Float)
+  func candidates(
+    _ image: VisionImage, tiles: some Sequence<SearchTile>, rotationDegrees degrees: Int, minScore: Float
+  )
     throws(VisionTaskError) -> [RawDetection]
   {
     let (w, h) = (image.width, image.height)

@@ -16,8 +16,8 @@ final class FaceSearch {
   /// detection needs to be kept; nil when nothing is checked.
   private let verifier: (landmarks: LandmarkGraph, minPresence: Float)?
   /// Copies of the two detectors, one pair per thread of `pool`, that share out an all-scales
-  /// search's tiles and looks; empty to run them one by one with `primary` and `fullRange`.
-  private let crew: (readers: [DetectorPair], pool: ThreadPool?)
+  /// search's tiles and looks; nil to run them one by one with `primary` and `fullRange`.
+  private let crew: (pairs: [DetectorPair], pool: ThreadPool)?
 
   /// A short-range and a full-range detector, for one thread's tiles and looks.
   struct DetectorPair {
@@ -28,7 +28,7 @@ final class FaceSearch {
   init(
     primary: DetectorGraph, fullRange: DetectorGraph? = nil, anyRotation: Bool = false,
     verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil,
-    crew: (readers: [DetectorPair], pool: ThreadPool?) = ([], nil)
+    crew: (pairs: [DetectorPair], pool: ThreadPool)? = nil
   ) {
     self.primary = primary
     self.fullRange = fullRange
@@ -96,14 +96,12 @@ final class FaceSearch {
       var pass = try primary.candidates(image, rect: whole, minScore: passScore)
       if let solo {
         pass += try solo.fullRange.candidates(image, rect: whole, minScore: passScore)
-        pass += try shared(tiles.count, solo: solo) { (readers, share) throws(VisionTaskError) in
-          try readers.fullRange.candidates(
-            image, tiles: Array(tiles[share]), rotationDegrees: degrees, minScore: passScore)
+        pass += try shared(tiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+          try pair.fullRange.candidates(image, tiles: tiles[share], rotationDegrees: degrees, minScore: passScore)
         }
-        pass += try shared(smallFaceTiles.count, solo: solo) { (readers, share) throws(VisionTaskError) in
-          try readers.primary.candidates(
-            image, tiles: Array(smallFaceTiles[share]), rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore
-          )
+        pass += try shared(smallFaceTiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+          try pair.primary.candidates(
+            image, tiles: smallFaceTiles[share], rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore)
         }
       }
       if anyRotation {
@@ -118,11 +116,11 @@ final class FaceSearch {
     // From the low candidate score, odd boxes are likelier; one with no area, on top of the
     // suppression, would match nothing (not even itself) and end it early.
     let suppressed = NonMaxSuppression.weighted(found.filter(\.hasArea), threshold: suppressionThreshold)
-    let confirmed = try shared(suppressed.count, solo: solo) { (readers, share) throws(VisionTaskError) in
+    let confirmed = try shared(suppressed.count, solo: solo) { (pair, share) throws(VisionTaskError) in
       var faces: [RawDetection] = []
       for candidate in suppressed[share] {
         if let face = try confirm(
-          candidate, in: image, with: readers.primary, minScore: minScore, suppressionThreshold: suppressionThreshold),
+          candidate, in: image, with: pair.primary, minScore: minScore, suppressionThreshold: suppressionThreshold),
           face.score >= minScore
         {
           faces.append(face)
@@ -133,21 +131,21 @@ final class FaceSearch {
     return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)
   }
 
-  /// `work` over the items `0..<count`, its results in item order: with a crew, each reader
-  /// pair takes a run of neighbouring items on a thread of its own; without, `solo` takes them
-  /// all. Either way the same models see the same pixels, so the results are the same.
+  /// `work` over the items `0..<count`, its results in item order: with a crew, each
+  /// detector pair takes a run of neighbouring items on a thread of its own; without, `solo`
+  /// takes them all. Either way the same models see the same pixels, so the results are the
+  /// same.
   private func shared<T>(
     _ count: Int, solo: DetectorPair, _ work: (DetectorPair, Range<Int>) throws(VisionTaskError) -> [T]
   ) throws(VisionTaskError) -> [T] {
-    let readers = crew.readers
-    guard let pool = crew.pool, readers.count > 1, count > 1 else { return try work(solo, 0..<count) }
-    let n = min(readers.count, count)
+    guard let (pairs, pool) = crew, count > 1 else { return try work(solo, 0..<count) }
+    let n = min(pairs.count, count)
     var shares = [Result<[T], VisionTaskError>](repeating: .success([]), count: n)
     withoutActuallyEscaping(work) { work in
       shares.withUnsafeMutableBufferPointer { buffer in
         let out = buffer
         pool.run(n) { i in
-          out[i] = Result { () throws(VisionTaskError) in try work(readers[i], i * count / n..<(i + 1) * count / n) }
+          out[i] = Result { () throws(VisionTaskError) in try work(pairs[i], i * count / n..<(i + 1) * count / n) }
         }
       }
     }

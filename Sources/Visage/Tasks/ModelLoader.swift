@@ -105,7 +105,7 @@ enum ModelLoader {
     let primaryModel = primary
     let primary = try DetectorGraph(model: primary, pool: pool)
     var fullRange: DetectorGraph?
-    var crew: [FaceSearch.DetectorPair] = []
+    var crew: (pairs: [FaceSearch.DetectorPair], pool: ThreadPool)?
     if allScales {
       let fullRangePath =
         fullRangePath
@@ -125,17 +125,18 @@ enum ModelLoader {
       guard fullRange?.range == .full else {
         throw .invalidModel("\(fullRangePath) is not the full-range (192×192) detector that searching all scales needs")
       }
-      // A tile or a look is too small a run to share out well layer by layer (two threads
-      // took an all-scales search with any rotation only 1.5x faster); with threads, each
-      // takes its share of the tiles and looks with copies of the detectors of its own.
+      // A tile or a look is too small a run to share out well layer by layer; with threads,
+      // each takes its share of the tiles and looks with copies of the detectors of its own.
       if let pool, pool.threadCount > 1 {
+        var pairs: [FaceSearch.DetectorPair] = []
         for _ in 0..<pool.threadCount {
-          crew.append(
+          pairs.append(
             .init(primary: try DetectorGraph(model: primaryModel), fullRange: try DetectorGraph(model: model)))
         }
+        crew = (pairs, pool)
       }
     }
     return FaceSearch(
-      primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier, crew: (crew, pool))
+      primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier, crew: crew)
   }
 }
