@@ -74,7 +74,7 @@ let package = Package(
     // The face stages (detector, landmarker, ...) and the image type they take: no codecs,
     // no flatbuffer parsing of their own.
     .target(name: "Visage", dependencies: ["VisageTFLite", "CVisageISA"]),
-    // PNG and JPEG files to `VisionImage` and back (libpng, libjpeg-turbo).
+    // PNG and JPEG files to `MPImage` and back (libpng, libjpeg-turbo).
     .target(name: "VisageImageIO", dependencies: ["Visage", "CPNG", "CJPEG"]),
 
     // MARK: Executables

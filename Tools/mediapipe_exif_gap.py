@@ -5,7 +5,7 @@ For each Tests/Fixtures/exif/jpeg_<t>.jpg (written by Tools/make_exif_fixtures.p
 MediaPipe 1.2.2's FaceDetector (short range, from Weights/face_landmarker.task) twice:
 
   stored   on the stored pixels with ImageProcessingOptions(rotation_degrees=...), as MediaPipe's
-           iOS tasks and Visage's library do with VisionImage.orientation; mirrored tags are
+           iOS tasks and Visage's library do with MPImage.orientation; mirrored tags are
            first un-mirrored as Visage's decoder does (pixels flipped left to right, then the
            unmirrored rotation), since MediaPipe refuses mirrored orientations;
   upright  on Pillow's ImageOps.exif_transpose of the file, rotation 0, as the visage command

@@ -40,7 +40,7 @@ import VisageKernels
 let root = "$work/visage"
 let options = FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: root + "/Weights/face_landmarker.task"))
 let detector = try FaceDetector(options: options)
-let image = try VisionImage(contentsOfFile: root + "/Tests/Fixtures/images/astronaut.png")
+let image = try MPImage(contentsOfFile: root + "/Tests/Fixtures/images/astronaut.png")
 var times: [Double] = []
 var faces = 0
 for _ in 0..<200 {

@@ -24,14 +24,14 @@ func callCodec(_ body: (UnsafeMutablePointer<CChar>, Int) -> Int32) -> (status: 
 func decodeInTwoPhases(
   _ bytes: [UInt8], format: ImageFormat, limits: ImageLimits, with decoder: CDecoder, ok: Int32,
   failure: (Int32, String) -> ImageIOError
-) throws -> VisionImage {
+) throws -> MPImage {
   try bytes.withUnsafeBufferPointer { data in
     var width: UInt32 = 0
     var height: UInt32 = 0
     let header = callCodec { decoder(data.baseAddress, data.count, &width, &height, nil, $0, $1) }
     guard header.status == ok else { throw failure(header.status, header.message) }
     // Checked before allocating, so a small file claiming a huge size costs nothing.
-    guard width <= VisionImage.maximumDimension, height <= VisionImage.maximumDimension else {
+    guard width <= MPImage.maximumDimension, height <= MPImage.maximumDimension else {
       throw ImageIOError.tooLarge(format: format, width: Int(width), height: Int(height), path: nil)
     }
     guard width > 0, height > 0 else {
@@ -49,6 +49,6 @@ func decodeInTwoPhases(
       guard body.status == ok else { throw failure(body.status, body.message) }
       initialized = count
     }
-    return try VisionImage(width: Int(width), height: Int(height), rgb: pixels)
+    return try MPImage(width: Int(width), height: Int(height), rgb: pixels)
   }
 }

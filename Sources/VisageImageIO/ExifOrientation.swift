@@ -22,7 +22,7 @@ public enum ExifOrientation {
   /// The first Exif block is used, as Pillow and libpng do: the first `Exif` APP1 segment
   /// before a JPEG's scan data, the first `eXIf` chunk of a PNG (whose CRC must be right, as
   /// libpng requires for ancillary chunks).
-  public static func read(fromFile bytes: [UInt8]) -> VisionImage.Orientation? {
+  public static func read(fromFile bytes: [UInt8]) -> MPImage.Orientation? {
     let tiff: ArraySlice<UInt8>?
     switch ImageFormat(sniffing: bytes) {
     case .jpeg: tiff = jpegExif(bytes)
@@ -34,7 +34,7 @@ public enum ExifOrientation {
 
   /// The orientation in a TIFF structure (the bytes after `Exif\0\0`, or an `eXIf` chunk's
   /// data), or `nil` when it has none or it cannot be read.
-  public static func read(fromTIFF tiff: ArraySlice<UInt8>) -> VisionImage.Orientation? {
+  public static func read(fromTIFF tiff: ArraySlice<UInt8>) -> MPImage.Orientation? {
     let base = tiff.startIndex
     let bigEndian: Bool
     switch (tiff.first, tiff.dropFirst().first) {
@@ -64,7 +64,7 @@ public enum ExifOrientation {
       guard integer(at: at + 2, size: 2) == 3, integer(at: at + 4, size: 4) == 1,
         let value = integer(at: at + 8, size: 2)
       else { return nil }
-      return VisionImage.Orientation(exifValue: value)
+      return MPImage.Orientation(exifValue: value)
     }
     return nil
   }
@@ -129,7 +129,7 @@ public enum ExifOrientation {
   }
 }
 
-extension VisionImage.Orientation {
+extension MPImage.Orientation {
   /// The orientation an Exif orientation value stands for: 1 up, 2 up mirrored, 3 down,
   /// 4 down mirrored, 5 left mirrored, 6 right, 7 right mirrored, 8 left (the meaning
   /// `UIImage.Orientation` gives these names). `nil` outside 1...8.

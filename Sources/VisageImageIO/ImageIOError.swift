@@ -35,7 +35,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
 
 /// Why an image could not be read, decoded or encoded.
 ///
-/// Errors from `VisionImage(contentsOfFile:)` carry the file's path; errors from decoding bytes
+/// Errors from `MPImage(contentsOfFile:)` carry the file's path; errors from decoding bytes
 /// in memory have `path == nil`. Codec messages are libpng's and libjpeg's own.
 public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   /// The file could not be read: it is missing, a directory, not readable, ...
@@ -44,7 +44,7 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   /// The bytes are neither PNG nor JPEG (or there are none). `leadingBytes` holds up to the
   /// first 16 bytes.
   case unknownFormat(path: String?, leadingBytes: [UInt8])
-  /// The header claims a width or height above `VisionImage.maximumDimension`. Reported from
+  /// The header claims a width or height above `MPImage.maximumDimension`. Reported from
   /// the header alone, before any memory for pixels is allocated.
   case tooLarge(format: ImageFormat, width: Int, height: Int, path: String?)
   /// The header claims more pixels, width × height, than `limit` (`ImageLimits.maximumPixels`).
@@ -91,7 +91,7 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
         + "only PNG and JPEG are supported"
     case .tooLarge(let format, let width, let height, let path):
       return "\(Self.subject(format, path)) is \(width)x\(height) pixels, too large: each side "
-        + "must be at most \(VisionImage.maximumDimension)"
+        + "must be at most \(MPImage.maximumDimension)"
     case .tooManyPixels(let format, let width, let height, let limit, let path):
       return "\(Self.subject(format, path)) is \(width)x\(height) pixels, too large: the limit is "
         + "\(limit) pixels (ImageLimits.maximumPixels)"

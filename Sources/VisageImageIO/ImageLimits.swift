@@ -4,7 +4,7 @@ import Visage
 ///
 /// Sizes are checked from the header, before any memory for pixels is allocated, so a small
 /// hostile file that claims a huge size costs nothing. Each side is bounded by
-/// `VisionImage.maximumDimension` (32768) whatever the limits; the total is bounded by
+/// `MPImage.maximumDimension` (32768) whatever the limits; the total is bounded by
 /// `maximumPixels`, which a program that really handles larger images may raise.
 public struct ImageLimits: Sendable, Equatable {
   /// The default `maximumPixels`: 2^26, 67,108,864 pixels (192 MiB of RGB). 8K video frames
@@ -23,6 +23,6 @@ public struct ImageLimits: Sendable, Equatable {
   }
 
   /// Whether an image of `width` × `height` pixels, each side already known to be at most
-  /// `VisionImage.maximumDimension` (so the product cannot overflow), is within the limits.
+  /// `MPImage.maximumDimension` (so the product cannot overflow), is within the limits.
   func allows(width: Int, height: Int) -> Bool { width * height <= maximumPixels }
 }

@@ -21,7 +21,7 @@ public enum ImageRecords {
   /// `orientation` as `DecodedImage(encoded:orientation:limits:)` takes it (`nil`: the
   /// file's Exif orientation).
   public static func parse(
-    _ line: String, defaultSource: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default
+    _ line: String, defaultSource: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default
   ) -> (source: String, image: Result<DecodedImage, any Error>) {
     guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
       return (

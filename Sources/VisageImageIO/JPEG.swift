@@ -13,8 +13,8 @@ import Visage
 /// marker store plain ink amounts, so R = (255−C)(255−K)/255, and so on.
 ///
 /// Colour profiles are ignored. This decoder gives the stored pixels only; the Exif
-/// orientation is read and applied by `VisionImage(encoded:orientation:limits:)` and
-/// `VisionImage(contentsOfFile:orientation:limits:)` (see `ExifOrientation`).
+/// orientation is read and applied by `MPImage(encoded:orientation:limits:)` and
+/// `MPImage(contentsOfFile:orientation:limits:)` (see `ExifOrientation`).
 public enum JPEG {
   /// Decodes a JPEG file held in memory.
   ///
@@ -27,10 +27,10 @@ public enum JPEG {
   /// - Returns: an 8-bit RGB image of the stored pixels, with orientation `.up` whatever the
   ///   file's Exif says.
   /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
-  ///   `VisionImage.maximumDimension` (checked before allocating),
+  ///   `MPImage.maximumDimension` (checked before allocating),
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt` with
   ///   libjpeg's message, `.unsupported` or `.outOfMemory`.
-  public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> VisionImage {
+  public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> MPImage {
     try decodeInTwoPhases(bytes, format: .jpeg, limits: limits, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
       status, message in
       switch Int(status) {

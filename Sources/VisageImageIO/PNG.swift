@@ -17,7 +17,7 @@ import Visage
 /// rounding (libpng's `png_set_scale_16`), alpha and tRNS transparency are dropped without
 /// compositing, and gray is replicated. gAMA, cHRM, sRGB and iCCP are ignored, as in MediaPipe
 /// and OpenCV: samples are used as stored. An `eXIf` orientation is read and applied by
-/// `VisionImage(encoded:orientation:limits:)`, not here (see `ExifOrientation`).
+/// `MPImage(encoded:orientation:limits:)`, not here (see `ExifOrientation`).
 public enum PNG {
   /// Decodes a PNG file held in memory.
   ///
@@ -26,10 +26,10 @@ public enum PNG {
   /// - Returns: an 8-bit RGB image of the stored pixels, with orientation `.up` whatever the
   ///   file's `eXIf` says.
   /// - Throws: `ImageIOError.tooLarge` when the header claims a side above
-  ///   `VisionImage.maximumDimension` (checked before allocating),
+  ///   `MPImage.maximumDimension` (checked before allocating),
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt`
   ///   with libpng's message, or `.outOfMemory`.
-  public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> VisionImage {
+  public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> MPImage {
     try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
       status, message in
       switch Int(status) {
@@ -44,7 +44,7 @@ public enum PNG {
   /// and filters. Orientation is not recorded: the stored pixels are written as they are.
   ///
   /// - Throws: `ImageIOError.encodingFailed` or `.outOfMemory` if libpng fails.
-  public static func encode(_ image: VisionImage) throws -> [UInt8] {
+  public static func encode(_ image: MPImage) throws -> [UInt8] {
     var output: UnsafeMutablePointer<UInt8>? = nil
     var size = 0
     let result = image.pixels.withUnsafeBufferPointer { pixels in

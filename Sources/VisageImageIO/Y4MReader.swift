@@ -55,7 +55,7 @@ public final class Y4MReader {
   private var planeBytes: [UInt8]
 
   /// The largest accepted side, the same bound images have.
-  public static var maximumDimension: Int { VisionImage.maximumDimension }
+  public static var maximumDimension: Int { MPImage.maximumDimension }
   /// Opens a `.y4m` file and reads its header. Frames may have at most
   /// `limits.maximumPixels` pixels, checked before the frame buffer is allocated.
   public convenience init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
@@ -136,7 +136,7 @@ public final class Y4MReader {
   deinit { if ownsFile { fclose(file) } }
 
   /// The next frame as an upright RGB image, or `nil` at the end of the stream.
-  public func nextFrame() throws -> VisionImage? {
+  public func nextFrame() throws -> MPImage? {
     guard let line = try Self.readLine(file, source: source, what: "frame \(framesRead)'s FRAME line") else {
       if ferror(file) != 0 { throw Y4MError.truncated(source: source, frame: framesRead) }
       return nil
@@ -150,7 +150,7 @@ public final class Y4MReader {
     var rgb = [UInt8](repeating: 0, count: width * height * 3)
     layout.convert(planeBytes, into: &rgb)
     framesRead += 1
-    return try VisionImage(width: width, height: height, rgb: rgb)
+    return try MPImage(width: width, height: height, rgb: rgb)
   }
 
   /// The longest header or FRAME line accepted, newline excluded. Real ones are a few dozen

@@ -7,7 +7,7 @@ struct Canvas {
   let width: Int
   let height: Int
 
-  init(_ image: VisionImage) {
+  init(_ image: MPImage) {
     pixels = image.pixels
     width = image.width
     height = image.height
@@ -17,7 +17,7 @@ struct Canvas {
   var lineWidth: Int { max(2, min(width, height) / 256) }
 
   /// The annotated image: the picture the task ran on, upright unless `--ignore-exif`.
-  func image() throws -> VisionImage { try VisionImage(width: width, height: height, rgb: pixels) }
+  func image() throws -> MPImage { try MPImage(width: width, height: height, rgb: pixels) }
 
   /// Fills the rectangle [x0, x1) × [y0, y1), clipped to the image.
   mutating func fill(x0: Int, y0: Int, x1: Int, y1: Int, color: (UInt8, UInt8, UInt8)) {

@@ -131,7 +131,7 @@ struct Bench: ParsableCommand {
 
   /// Times a task on an image decoded once beforehand.
   private func measurePipeline(_ name: String) throws -> Timing.Statistics {
-    let picture = try VisionImage(contentsOfFile: image ?? BundledWeights.sampleImage())
+    let picture = try MPImage(contentsOfFile: image ?? BundledWeights.sampleImage())
     let bundle = try BundledWeights.taskBundle()
     switch name {
     case "landmarker_load":
@@ -157,7 +157,7 @@ struct Bench: ParsableCommand {
       let landmarker = try FaceLandmarker(options: options)
       let folder = try BundledWeights.panFrames()
       let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".jpg") }.sorted()
-      let frames = try names.map { try VisionImage(contentsOfFile: folder + "/" + $0) }
+      let frames = try names.map { try MPImage(contentsOfFile: folder + "/" + $0) }
       let cycle = Array(frames.indices) + Array(stride(from: frames.count - 2, to: 0, by: -1))
       var k = 0
       return Timing.measure(warmup: warmup, iterations: iterations) {

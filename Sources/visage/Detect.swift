@@ -95,7 +95,7 @@ struct Detect: ParsableCommand {
   }
 
   private func report(
-    _ result: FaceDetectorResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter
+    _ result: FaceDetectorResult, frame: Frame, image: MPImage, frames: InputFrames, reporter: Reporter
   ) throws {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
@@ -123,7 +123,7 @@ func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")"
 /// The fields every result line starts with: source, the upright picture's width and height,
 /// the orientation applied and the file's Exif orientation, and, in video and live-stream
 /// mode, the timestamp.
-func frameFields(_ frame: Frame, _ image: VisionImage, timestampMs: Int?) -> [(String, JSON)] {
+func frameFields(_ frame: Frame, _ image: MPImage, timestampMs: Int?) -> [(String, JSON)] {
   var fields: [(String, JSON)] = [
     ("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height)),
     ("orientation", .string(frame.orientation.rawValue)),
@@ -167,7 +167,7 @@ extension JSON {
   /// A detection as the contract writes it: integer pixel box, categories, keypoints, the
   /// in-plane rotation in degrees (clockwise, from the eye line), and the face presence when
   /// the detector checked it.
-  static func detection(_ d: Detection, image: VisionImage) -> JSON {
+  static func detection(_ d: Detection, image: MPImage) -> JSON {
     let b = d.boundingBox
     let rotation = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height).map { JSON.float(Float($0)) }
     var fields: [(String, JSON)] = [

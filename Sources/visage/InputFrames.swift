@@ -10,15 +10,15 @@ struct Frame {
   let source: String
   /// The picture upright, as a viewer shows it: the tasks run on it, so every position they
   /// report, and the annotation, is in the upright picture.
-  let image: Result<VisionImage, any Error>
+  let image: Result<MPImage, any Error>
   /// What was applied to the file's stored pixels to make `image`: its Exif orientation,
   /// unless `--ignore-exif` (then `.up`).
-  var orientation: VisionImage.Orientation = .up
+  var orientation: MPImage.Orientation = .up
   /// The file's Exif orientation, applied or not; `nil` when it has none (or it cannot be
   /// read), and for the frames of a stream.
-  var exifOrientation: VisionImage.Orientation? = nil
+  var exifOrientation: MPImage.Orientation? = nil
 
-  init(index: Int, source: String, image: Result<VisionImage, any Error>) {
+  init(index: Int, source: String, image: Result<MPImage, any Error>) {
     (self.index, self.source, self.image) = (index, source, image)
   }
 
@@ -64,7 +64,7 @@ final class InputFrames {
   let count: Int?
   /// The orientation encoded files are decoded with: `nil`, their Exif tag's, unless
   /// `--ignore-exif`, then `.up`.
-  private let imposedOrientation: VisionImage.Orientation?
+  private let imposedOrientation: MPImage.Orientation?
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
   /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the

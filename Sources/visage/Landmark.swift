@@ -111,7 +111,7 @@ struct Landmark: ParsableCommand {
   }
 
   private func report(
-    _ result: FaceLandmarkerResult, frame: Frame, image: VisionImage, frames: InputFrames, reporter: Reporter
+    _ result: FaceLandmarkerResult, frame: Frame, image: MPImage, frames: InputFrames, reporter: Reporter
   ) throws {
     if let annotate = io.annotate {
       var canvas = Canvas(image)

@@ -20,15 +20,15 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   private let lock = NSLock()
   private var pending: [Pending] = []
   private let reporter: Reporter
-  private let report: (Frame, VisionImage, Result) throws -> Void
-  private let dropped: (Frame, VisionImage, Int) -> Void
+  private let report: (Frame, MPImage, Result) throws -> Void
+  private let dropped: (Frame, MPImage, Int) -> Void
 
   /// `report` writes one processed frame; a dropped frame gets a line with
   /// `"dropped": true` and an empty `resultsKey` array. Both are written with the output
   /// lock held, one at a time. `taskName` names the task in text output.
   init(
     frames: InputFrames, reporter: Reporter, resultsKey: String, taskName: String,
-    report: @escaping (Frame, VisionImage, Result) throws -> Void
+    report: @escaping (Frame, MPImage, Result) throws -> Void
   ) {
     self.reporter = reporter
     self.report = report
@@ -42,7 +42,7 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
 
   /// Reads every frame, waits until it is due, and hands it over with `submit`; then waits
   /// for the task with `waitUntilIdle` and reports what is left.
-  func run(_ frames: InputFrames, submit: (VisionImage, Int) throws -> Void, waitUntilIdle: () -> Void) {
+  func run(_ frames: InputFrames, submit: (MPImage, Int) throws -> Void, waitUntilIdle: () -> Void) {
     let start = ContinuousClock.now
     while let frame = frames.next() {
       let t: Int

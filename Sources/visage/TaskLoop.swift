@@ -4,9 +4,9 @@ import Visage
 /// name these methods alike, as MediaPipe does.
 protocol FrameTask: AnyObject {
   associatedtype Result
-  func detect(image: VisionImage) throws -> Result
-  func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> Result
-  func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws
+  func detect(image: MPImage) throws -> Result
+  func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> Result
+  func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws
   func waitUntilIdle()
 }
 
@@ -20,7 +20,7 @@ extension FaceLandmarker: FrameTask {}
 func runTask<Task: FrameTask>(
   _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, resultsKey: String, taskName: String,
   make: (_ liveStreamHandler: (@Sendable (Task.Result?, Int, (any Error)?) -> Void)?) throws -> Task,
-  report: @escaping (Task.Result, Frame, VisionImage) throws -> Void
+  report: @escaping (Task.Result, Frame, MPImage) throws -> Void
 ) throws {
   switch mode {
   case .image, .video:
@@ -48,8 +48,8 @@ func runTask<Task: FrameTask>(
 /// and reports the result; a frame that cannot be decoded or processed gets an error line
 /// and the loop goes on.
 func processEach<Result>(
-  _ frames: InputFrames, reporter: Reporter, process: (VisionImage, Int) throws -> Result,
-  report: (Result, Frame, VisionImage) throws -> Void
+  _ frames: InputFrames, reporter: Reporter, process: (MPImage, Int) throws -> Result,
+  report: (Result, Frame, MPImage) throws -> Void
 ) {
   while let frame = frames.next() {
     do {

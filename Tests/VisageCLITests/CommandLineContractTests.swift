@@ -70,7 +70,7 @@ import VisageTestSupport
     #expect(blendshapes[0][44]["categoryName"] as? String == "mouthSmileLeft")
     let matrices = try #require(line["facialTransformationMatrixes"] as? [[[Double]]])
     #expect(matrices.count == 1 && matrices[0].count == 4 && matrices[0][3] == [0, 0, 0, 1])
-    let png = try VisionImage(contentsOfFile: annotation)
+    let png = try MPImage(contentsOfFile: annotation)
     #expect(png.width == 512 && png.height == 512)
     try? FileManager.default.removeItem(atPath: annotation)
   }
@@ -256,7 +256,7 @@ import VisageTestSupport
   /// A video piped in as YUV4MPEG2 (what `ffmpeg -f yuv4mpegpipe -` writes): one line per
   /// frame, timestamps from the stream's frame rate, the face followed through.
   @Test func yuv4mpegOnStandardInputIsAVideo() throws {
-    let frames = try Self.pan.map { try VisionImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
+    let frames = try Self.pan.map { try MPImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
     let run = try CLI.run(
       ["landmark", "--running-mode", "video", "-", "--output", "json"], stdin: Data(Self.y4m(frames, rate: "10:1")))
     #expect(run.status == 0, "\(run.stderr)")
@@ -269,7 +269,7 @@ import VisageTestSupport
   /// A stream that breaks off mid-frame: the frames before it are reported, then one error
   /// line, and the exit status is 1.
   @Test func aTruncatedStreamEndsWithAnError() throws {
-    let frames = try Self.pan.prefix(2).map { try VisionImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
+    let frames = try Self.pan.prefix(2).map { try MPImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
     let path = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString).y4m"
     try Data(Self.y4m(frames, rate: "30:1").dropLast(100)).write(to: URL(fileURLWithPath: path))
     let run = try CLI.run(["detect", path, "--output", "json"])
@@ -297,7 +297,7 @@ import VisageTestSupport
   }
 
   /// 4:4:4 limited-range BT.601 YUV4MPEG2, the inverse of what the reader does.
-  static func y4m(_ frames: [VisionImage], rate: String) -> [UInt8] {
+  static func y4m(_ frames: [MPImage], rate: String) -> [UInt8] {
     let (w, h) = (frames[0].width, frames[0].height)
     var bytes = Array("YUV4MPEG2 W\(w) H\(h) F\(rate) Ip A1:1 C444\n".utf8)
     for frame in frames {

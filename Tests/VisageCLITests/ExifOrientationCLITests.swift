@@ -104,7 +104,7 @@ import VisageTestSupport
     )
     let gap = zip(a, b).map { abs($0["x"]! - $1["x"]!) + abs($0["y"]! - $1["y"]!) }.reduce(0, +) / Double(a.count)
     #expect(a.count == 478 && gap < 0.01, "mean landmark gap \(gap)")
-    let annotated = try VisionImage(contentsOfFile: folder + "/mesh.png")
+    let annotated = try MPImage(contentsOfFile: folder + "/mesh.png")
     #expect(annotated.width == 192 && annotated.height == 256)
 
     let frame = { (l: [String: Any]) in ((l["faces"] as? [[String: Any]])?.first?["frame"] as? [String: Double]) ?? [:]

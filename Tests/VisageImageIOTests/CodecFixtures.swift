@@ -50,7 +50,7 @@ struct CodecManifest: Decodable {
 }
 
 /// The format-specific decoder for a fixture, chosen by its extension.
-func decodeDirectly(_ name: String, _ bytes: [UInt8]) throws -> VisionImage {
+func decodeDirectly(_ name: String, _ bytes: [UInt8]) throws -> MPImage {
   name.hasSuffix(".png") ? try PNG.decode(bytes) : try JPEG.decode(bytes)
 }
 

@@ -16,7 +16,7 @@ struct DecodingTests {
   @Test(arguments: CodecManifest.shared?.decode ?? [])
   func decodesToExpectedPixels(_ fixture: CodecManifest.Decodable) throws {
     let path = CodecManifest.path(fixture.file)
-    let image = try VisionImage(contentsOfFile: path)
+    let image = try MPImage(contentsOfFile: path)
     #expect(image.width == fixture.width)
     #expect(image.height == fixture.height)
     #expect(image.orientation == .up)
@@ -26,7 +26,7 @@ struct DecodingTests {
     #expect(difference <= fixture.tolerance, "\(fixture.file) (\(fixture.about)): max difference \(difference)")
 
     let bytes = try CodecManifest.bytes(fixture.file)
-    let fromMemory = try VisionImage(encoded: bytes)
+    let fromMemory = try MPImage(encoded: bytes)
     #expect(fromMemory.pixels == image.pixels)
     #expect(fromMemory.width == image.width && fromMemory.height == image.height)
     #expect(try decodeDirectly(fixture.file, bytes).pixels == image.pixels)
@@ -37,7 +37,7 @@ struct DecodingTests {
     let path = CodecManifest.path(fixture.file)
     let format: ImageFormat = fixture.file.hasSuffix(".png") ? .png : .jpeg
     let error = try #require(throws: ImageIOError.self, "\(fixture.about)") {
-      try VisionImage(contentsOfFile: path)
+      try MPImage(contentsOfFile: path)
     }
     #expect(error.path == path)
     #expect(error.description.contains(path), "\(error)")
@@ -46,13 +46,13 @@ struct DecodingTests {
       #expect(f == format)
     case ("tooLarge", .tooLarge(let f, let width, let height, _)):
       #expect(f == format && width == fixture.width && height == fixture.height)
-      #expect(error.description.contains("\(VisionImage.maximumDimension)"))
+      #expect(error.description.contains("\(MPImage.maximumDimension)"))
     default:
       Issue.record("\(fixture.file): expected \(fixture.error), got \(error)")
     }
     // From memory: the same error without a path.
     let bytes = try CodecManifest.bytes(fixture.file)
-    let inMemory = try #require(throws: ImageIOError.self) { try VisionImage(encoded: bytes) }
+    let inMemory = try #require(throws: ImageIOError.self) { try MPImage(encoded: bytes) }
     #expect(inMemory.path == nil)
     #expect(
       String(describing: inMemory)
@@ -63,7 +63,7 @@ struct DecodingTests {
 
   @Test func codecMessagesAreKept() throws {
     let crc = try #require(throws: ImageIOError.self) {
-      try VisionImage(contentsOfFile: CodecManifest.path("png_bad_crc.png"))
+      try MPImage(contentsOfFile: CodecManifest.path("png_bad_crc.png"))
     }
     #expect(crc.description.contains("CRC error"), "\(crc)")
     let cut = try #require(throws: ImageIOError.self) {
@@ -93,9 +93,9 @@ struct DecodingTests {
 
   @Test func orientationIsKept() throws {
     let path = CodecManifest.path("png_gray8.png")
-    #expect(try VisionImage(contentsOfFile: path, orientation: .right).orientation == .right)
+    #expect(try MPImage(contentsOfFile: path, orientation: .right).orientation == .right)
     let bytes = try CodecManifest.bytes("jpeg_gray.jpg")
-    #expect(try VisionImage(encoded: bytes, orientation: .left).orientation == .left)
+    #expect(try MPImage(encoded: bytes, orientation: .left).orientation == .left)
   }
 
   // MARK: Formats and files
@@ -111,20 +111,20 @@ struct DecodingTests {
 
   @Test func unknownFormatsAreNamed() throws {
     let gif = Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0]
-    let error = try #require(throws: ImageIOError.self) { try VisionImage(encoded: gif) }
+    let error = try #require(throws: ImageIOError.self) { try MPImage(encoded: gif) }
     #expect(error == .unknownFormat(path: nil, leadingBytes: gif))
     #expect(
       error.description
         == "the data is not a PNG or JPEG image (it looks like a GIF file): it starts with "
         + "47 49 46 38 39 61 01 00; only PNG and JPEG are supported")
-    let text = try #require(throws: ImageIOError.self) { try VisionImage(encoded: Array("hello".utf8)) }
+    let text = try #require(throws: ImageIOError.self) { try MPImage(encoded: Array("hello".utf8)) }
     #expect(
       text.description
         == "the data is not a PNG or JPEG image: it starts with 68 65 6C 6C 6F; only PNG and JPEG are supported")
-    let empty = try #require(throws: ImageIOError.self) { try VisionImage(encoded: []) }
+    let empty = try #require(throws: ImageIOError.self) { try MPImage(encoded: []) }
     #expect(empty.description == "the data is empty: expected a PNG or JPEG image")
     let webp = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)
-    let webpError = try #require(throws: ImageIOError.self) { try VisionImage(encoded: webp) }
+    let webpError = try #require(throws: ImageIOError.self) { try MPImage(encoded: webp) }
     #expect(webpError.description.contains("WebP"))
   }
 
@@ -132,21 +132,21 @@ struct DecodingTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(UUID()).png").path
     try Data("not an image at all".utf8).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let error = try #require(throws: ImageIOError.self) { try VisionImage(contentsOfFile: path) }
+    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error.path == path)
     #expect(error.description.hasPrefix("'\(path)' is not a PNG or JPEG image"), "\(error)")
   }
 
   @Test func missingFileNamesThePath() throws {
     let path = "/nonexistent/visage/face.png"
-    let error = try #require(throws: ImageIOError.self) { try VisionImage(contentsOfFile: path) }
+    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error == .unreadableFile(path: path, reason: "No such file or directory"))
     #expect(error.description == "cannot read image file '\(path)': No such file or directory")
   }
 
   @Test func directoryIsNotAnImage() throws {
     let path = Fixtures.fixturePath("codecs")
-    let error = try #require(throws: ImageIOError.self) { try VisionImage(contentsOfFile: path) }
+    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error == .unreadableFile(path: path, reason: "Is a directory"))
   }
 
@@ -154,7 +154,7 @@ struct DecodingTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(UUID()).jpg").path
     try Data().write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let error = try #require(throws: ImageIOError.self) { try VisionImage(contentsOfFile: path) }
+    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error.description == "'\(path)' is empty: expected a PNG or JPEG image")
   }
 }

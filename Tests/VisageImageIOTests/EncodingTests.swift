@@ -9,22 +9,22 @@ struct EncodingTests {
   func randomImagesRoundTrip(_ width: Int, _ height: Int) throws {
     var random = RandomSource(seed: UInt64(width * 1000 + height))
     let pixels = (0..<(width * height * 3)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-    let image = try VisionImage(width: width, height: height, rgb: pixels)
+    let image = try MPImage(width: width, height: height, rgb: pixels)
     let encoded = try PNG.encode(image)
-    let decoded = try VisionImage(encoded: encoded)
+    let decoded = try MPImage(encoded: encoded)
     #expect(decoded.width == width && decoded.height == height)
     #expect(decoded.pixels == pixels)
   }
 
   @Test(arguments: ["png_rgba16.png", "png_palette8_interlaced.png", "jpeg_cmyk.jpg", "jpeg_progressive.jpg"])
   func decodedFixturesRoundTrip(_ name: String) throws {
-    let image = try VisionImage(contentsOfFile: CodecManifest.path(name))
+    let image = try MPImage(contentsOfFile: CodecManifest.path(name))
     let decoded = try PNG.decode(PNG.encode(image))
     #expect(decoded.pixels == image.pixels && decoded.width == image.width && decoded.height == image.height)
   }
 
   @Test func headerIsEightBitRGBNonInterlaced() throws {
-    let image = try VisionImage(width: 3, height: 2, rgb: Array(0..<18), orientation: .down)
+    let image = try MPImage(width: 3, height: 2, rgb: Array(0..<18), orientation: .down)
     let bytes = try PNG.encode(image)
     #expect(ImageFormat(sniffing: bytes) == .png)
     #expect(Array(bytes[12..<16]) == Array("IHDR".utf8))

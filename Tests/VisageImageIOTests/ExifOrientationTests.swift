@@ -31,7 +31,7 @@ struct ExifManifest: Decodable {
   static func path(_ name: String) -> String { Fixtures.fixturePath("exif/" + name) }
 
   /// FNV-1a 64 of an image's RGB bytes, in hex, as the script writes it.
-  static func hash(_ image: VisionImage) -> String {
+  static func hash(_ image: MPImage) -> String {
     var h: UInt64 = 0xCBF2_9CE4_8422_2325
     for byte in image.pixels { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
     let hex = String(h, radix: 16)
@@ -50,27 +50,27 @@ struct ExifManifest: Decodable {
   @Test(arguments: ExifManifest.files) func uprightViewIsPillows(_ file: ExifManifest.File) throws {
     let decoded = try DecodedImage(contentsOfFile: ExifManifest.path(file.file))
     #expect(decoded.exifOrientation?.exifValue == file.exif)
-    let expected = try #require(VisionImage.Orientation(rawValue: file.orientation))
+    let expected = try #require(MPImage.Orientation(rawValue: file.orientation))
     #expect(decoded.storedOrientation == expected && decoded.image.orientation == expected.removingMirror)
     let upright = decoded.image.applyingOrientation()
     #expect(upright.orientation == .up)
     #expect(upright.width == file.uprightWidth && upright.height == file.uprightHeight)
     #expect(ExifManifest.hash(upright) == file.uprightHash, "upright pixels differ from Pillow's exif_transpose")
     // Told to ignore the tag, the decoder gives the stored pixels as Pillow decodes them.
-    let stored = try VisionImage(contentsOfFile: ExifManifest.path(file.file), orientation: .up)
+    let stored = try MPImage(contentsOfFile: ExifManifest.path(file.file), orientation: .up)
     #expect(stored.width == file.storedWidth && stored.height == file.storedHeight)
     #expect(ExifManifest.hash(stored) == file.storedHash, "stored pixels differ from Pillow's decode")
   }
 
   /// PNG is lossless, so every valid PNG turns into exactly the upright picture.
   @Test func everyPNGShowsTheSameUprightPicture() throws {
-    let upright = try VisionImage(contentsOfFile: ExifManifest.path("png_upright.png"))
+    let upright = try MPImage(contentsOfFile: ExifManifest.path("png_upright.png"))
     for tag in 1...8 {
-      let image = try VisionImage(contentsOfFile: ExifManifest.path("png_\(tag).png"))
+      let image = try MPImage(contentsOfFile: ExifManifest.path("png_\(tag).png"))
       #expect(image.applyingOrientation().pixels == upright.pixels, "png_\(tag).png")
       // The same from memory.
       let bytes = try Fixtures.bytes(atPath: ExifManifest.path("png_\(tag).png"))
-      #expect(try VisionImage(encoded: bytes).applyingOrientation().pixels == upright.pixels)
+      #expect(try MPImage(encoded: bytes).applyingOrientation().pixels == upright.pixels)
     }
   }
 
@@ -81,18 +81,18 @@ struct ExifManifest: Decodable {
     let ignored = try DecodedImage(contentsOfFile: path, orientation: .up)
     #expect(ignored.image.orientation == .up && ignored.image.width == 48 && ignored.exifOrientation == .right)
     #expect(ignored.storedOrientation == .up)
-    #expect(try VisionImage(contentsOfFile: path, orientation: .left).orientation == .left)
-    let tagged = try VisionImage(contentsOfFile: ExifManifest.path("png_5.png"))
-    let given = try VisionImage(contentsOfFile: ExifManifest.path("png_5.png"), orientation: .leftMirrored)
+    #expect(try MPImage(contentsOfFile: path, orientation: .left).orientation == .left)
+    let tagged = try MPImage(contentsOfFile: ExifManifest.path("png_5.png"))
+    let given = try MPImage(contentsOfFile: ExifManifest.path("png_5.png"), orientation: .leftMirrored)
     #expect(given.orientation == .left && given.pixels == tagged.pixels)
   }
 
   /// Un-mirroring keeps the picture: for every orientation, the upright view is the same
   /// before and after, and the result's orientation is one the tasks accept.
-  @Test(arguments: VisionImage.Orientation.allCases) func removingMirroringKeepsThePicture(
-    _ orientation: VisionImage.Orientation
+  @Test(arguments: MPImage.Orientation.allCases) func removingMirroringKeepsThePicture(
+    _ orientation: MPImage.Orientation
   ) throws {
-    let image = try VisionImage(width: 3, height: 2, rgb: (0..<18).map(UInt8.init), orientation: orientation)
+    let image = try MPImage(width: 3, height: 2, rgb: (0..<18).map(UInt8.init), orientation: orientation)
     let unmirrored = image.removingMirroring()
     #expect(throws: Never.self) { try unmirrored.orientation.rotationDegrees() }
     #expect(unmirrored.applyingOrientation().pixels == image.applyingOrientation().pixels)
@@ -100,8 +100,8 @@ struct ExifManifest: Decodable {
   }
 
   @Test func exifValuesRoundTrip() {
-    for value in 1...8 { #expect(VisionImage.Orientation(exifValue: value)?.exifValue == value) }
-    for value in [0, 9, -1, 0x106] { #expect(VisionImage.Orientation(exifValue: value) == nil) }
+    for value in 1...8 { #expect(MPImage.Orientation(exifValue: value)?.exifValue == value) }
+    for value in [0, 9, -1, 0x106] { #expect(MPImage.Orientation(exifValue: value) == nil) }
   }
 
   // MARK: The TIFF block
@@ -254,7 +254,7 @@ struct ExifManifest: Decodable {
   }
 }
 
-extension VisionImage.Orientation {
+extension MPImage.Orientation {
   /// The orientation without its mirror, as decoding leaves a mirrored tag.
   var removingMirror: Self {
     switch self {

@@ -28,7 +28,7 @@ import VisageTestSupport
     for length in Self.prefixLengths(bytes.count) {
       let prefix = Array(bytes[0..<length])
       let error = try #require(throws: ImageIOError.self, "prefix of \(length) of \(bytes.count) bytes") {
-        try VisionImage(encoded: prefix)
+        try MPImage(encoded: prefix)
       }
       switch error {
       case .unknownFormat: #expect(length < magic, "prefix of \(length): \(error)")
@@ -53,7 +53,7 @@ import VisageTestSupport
       }
       if name.hasSuffix(".png") && trial % 2 == 0 { bytes = repairingCRCs(bytes) }
       do {
-        let image = try VisionImage(encoded: bytes)
+        let image = try MPImage(encoded: bytes)
         #expect(image.pixels.count == image.width * image.height * 3, "trial \(trial)")
         outcomes["decoded", default: 0] += 1
       } catch let error as ImageIOError {
@@ -69,7 +69,7 @@ import VisageTestSupport
   /// Sizes are checked from the header, before the pixels are allocated: these files would
   /// need gigabytes to terabytes.
   @Test func hugeClaimedSizesAreRefusedBeforeDecoding() throws {
-    let limit = UInt32(VisionImage.maximumDimension)
+    let limit = UInt32(MPImage.maximumDimension)
     for (width, height) in [(limit + 1, 1), (1, limit + 1), (100_000, 100_000), (0x7FFF_FFFF, 0x7FFF_FFFF)] {
       #expect(throws: ImageIOError.tooLarge(format: .png, width: Int(width), height: Int(height), path: nil)) {
         try PNG.decode(pngClaiming(width: width, height: height))
@@ -83,11 +83,11 @@ import VisageTestSupport
     var jpeg = try CodecManifest.bytes("jpeg_baseline.jpg")
     let sof = try #require((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
     jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: [0xFF, 0xDC, 0xFF, 0xDC])  // 65500 x 65500
-    let error = try #require(throws: ImageIOError.self) { try VisionImage(encoded: jpeg) }
+    let error = try #require(throws: ImageIOError.self) { try MPImage(encoded: jpeg) }
     #expect(error == .tooLarge(format: .jpeg, width: 65500, height: 65500, path: nil))
     #expect(
       error.description == "JPEG data is 65500x65500 pixels, too large: each side must be at most "
-        + "\(VisionImage.maximumDimension)")
+        + "\(MPImage.maximumDimension)")
   }
 
   /// The total is capped too, from the header, at `ImageLimits.maximumPixels` unless the
@@ -103,7 +103,7 @@ import VisageTestSupport
         == "PNG data is 9000x9000 pixels, too large: the limit is 67108864 pixels (ImageLimits.maximumPixels)")
     // Raised, the header passes and the missing pixel data is what fails.
     let raised = try #require(throws: ImageIOError.self) {
-      try VisionImage(encoded: png, limits: ImageLimits(maximumPixels: 81_000_000))
+      try MPImage(encoded: png, limits: ImageLimits(maximumPixels: 81_000_000))
     }
     #expect(raised == .corrupt(format: .png, message: "Not enough image data", path: nil))
     // JPEG alike: the SOF of a real file patched to 9000 x 9000.
@@ -122,7 +122,7 @@ import VisageTestSupport
     #expect(mkfifo(fifo, 0o600) == 0)
     defer { unlink(fifo) }
     for path in [fifo, "/dev/zero", NSTemporaryDirectory()] {
-      let error = try #require(throws: ImageIOError.self) { try VisionImage(contentsOfFile: path) }
+      let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
       guard case .unreadableFile(path, _) = error else {
         Issue.record("\(path): \(error)")
         continue

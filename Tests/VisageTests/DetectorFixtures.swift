@@ -23,8 +23,8 @@ enum DetectorFixtures {
     var faces: [Face]
     var description: String { name }
 
-    func loadImage() throws -> VisionImage {
-      try VisionImage(
+    func loadImage() throws -> MPImage {
+      try MPImage(
         contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }
@@ -61,7 +61,7 @@ enum DetectorFixtures {
   }
 }
 
-extension VisionImage.Orientation {
+extension MPImage.Orientation {
   /// The orientation whose `rotationDegrees()` is `degrees`, as the fixture scripts pass
   /// MediaPipe's rotation_degrees (−90, −180, −270, or 0 for upright).
   init(mediaPipeRotation degrees: Int) {

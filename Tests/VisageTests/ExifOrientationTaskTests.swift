@@ -4,7 +4,7 @@ import Visage
 import VisageImageIO
 import VisageTestSupport
 
-/// Photos whose Exif orientation sets `VisionImage.orientation` (`Tests/Fixtures/exif/`, see
+/// Photos whose Exif orientation sets `MPImage.orientation` (`Tests/Fixtures/exif/`, see
 /// `Tools/make_exif_fixtures.py`): the detector turns its input as MediaPipe does and reports
 /// positions in the stored pixels; turned into the upright picture, they land where the
 /// detector finds the face on `applyingOrientation()`'s pixels, for all eight tags.
@@ -22,7 +22,7 @@ struct ExifOrientationTaskTests {
 
   /// A point in the stored pixels, in the pixels of the upright picture (the decoded image's
   /// orientation is never mirrored).
-  static func upright(_ p: CGPoint, in image: VisionImage) -> CGPoint {
+  static func upright(_ p: CGPoint, in image: MPImage) -> CGPoint {
     let (w, h) = (Double(image.width), Double(image.height))
     switch image.orientation {
     case .right: return CGPoint(x: h - p.y, y: p.x)
@@ -33,7 +33,7 @@ struct ExifOrientationTaskTests {
   }
 
   @Test(arguments: 1...8) func storedPositionsTurnIntoUprightOnes(tag: Int) throws {
-    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath("exif/jpeg_\(tag).jpg"))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath("exif/jpeg_\(tag).jpg"))
     let uprightImage = image.applyingOrientation()
     #expect(uprightImage.width == 192 && uprightImage.height == 256)
     let stored = try #require(try Self.detector.detect(image: image).detections.first)

@@ -17,8 +17,8 @@ import VisageTestSupport
     return options
   }
 
-  static func image(_ path: String) throws -> VisionImage {
-    try VisionImage(contentsOfFile: Fixtures.fixturePath(path))
+  static func image(_ path: String) throws -> MPImage {
+    try MPImage(contentsOfFile: Fixtures.fixturePath(path))
   }
 
   static func onlyFace(_ path: String, _ options: FaceAnalyzerOptions = options()) throws -> Face {
@@ -94,7 +94,7 @@ import VisageTestSupport
             }
           }
         }
-        let face = try #require(try analyzer.analyze(image: VisionImage(width: 640, height: 480, rgb: pixels)).first)
+        let face = try #require(try analyzer.analyze(image: MPImage(width: 640, height: 480, rgb: pixels)).first)
         angles.append((face.headEulerAngleX, face.headEulerAngleY, face.headEulerAngleZ))
       }
     }
@@ -137,7 +137,7 @@ import VisageTestSupport
   /// same upright picture: ML Kit's answers are about that picture.
   @Test func orientationIsUndone() throws {
     let upright = try Self.image("images/astronaut.png")
-    let stored = try VisionImage(
+    let stored = try MPImage(
       width: upright.height, height: upright.width, rgb: Self.quarterTurnCounterClockwise(upright), orientation: .right)
     let analyzer = try FaceAnalyzer(options: Self.options())
     let a = try #require(try analyzer.analyze(image: upright).first)
@@ -324,7 +324,7 @@ import VisageTestSupport
     return (pixel(473), pixel(468))
   }
 
-  static func mirror(_ image: VisionImage) throws -> VisionImage {
+  static func mirror(_ image: MPImage) throws -> MPImage {
     var pixels = image.pixels
     for y in 0..<image.height {
       for x in 0..<image.width {
@@ -333,11 +333,11 @@ import VisageTestSupport
         }
       }
     }
-    return try VisionImage(width: image.width, height: image.height, rgb: pixels)
+    return try MPImage(width: image.width, height: image.height, rgb: pixels)
   }
 
   /// The pixels turned 90° counter-clockwise (the result is height × width).
-  static func quarterTurnCounterClockwise(_ image: VisionImage) -> [UInt8] {
+  static func quarterTurnCounterClockwise(_ image: MPImage) -> [UInt8] {
     let (w, h) = (image.width, image.height)
     var out = [UInt8](repeating: 0, count: w * h * 3)
     for y in 0..<h {

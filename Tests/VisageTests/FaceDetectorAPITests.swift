@@ -7,7 +7,7 @@ import VisageTestSupport
 
 /// Running modes, timestamps, option checks, bad models and thread safety.
 struct FaceDetectorAPITests {
-  static let astronaut = try! VisionImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
+  static let astronaut = try! MPImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
 
   static func options(_ mode: RunningMode = .image) -> FaceDetectorOptions {
     FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode)
@@ -176,7 +176,7 @@ struct FaceDetectorAPITests {
   @Test func orientationTurnsTheInputNotTheCoordinates() throws {
     // The same pixels read as `.down` see an upside-down face the right way up; boxes stay
     // in the stored image's pixels.
-    let rotated = try VisionImage(
+    let rotated = try MPImage(
       contentsOfFile: Fixtures.fixturePath("detector/images/rotated_180.png"), orientation: .down)
     let face = try #require(try FaceDetector(options: Self.options()).detect(image: rotated).detections.first)
     let box = face.boundingBox

@@ -24,19 +24,19 @@ import VisageTestSupport
     return options
   }
 
-  static func astronaut() throws -> VisionImage {
-    try VisionImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
+  static func astronaut() throws -> MPImage {
+    try MPImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
   }
 
   /// The image turned by 180°: the pixel order reversed.
-  static func upsideDown(_ image: VisionImage) throws -> VisionImage {
+  static func upsideDown(_ image: MPImage) throws -> MPImage {
     let pixels = image.pixels
     var turned = [UInt8](repeating: 0, count: pixels.count)
     let n = image.width * image.height
     for i in 0..<n {
       for c in 0..<3 { turned[(n - 1 - i) * 3 + c] = pixels[i * 3 + c] }
     }
-    return try VisionImage(width: image.width, height: image.height, rgb: turned)
+    return try MPImage(width: image.width, height: image.height, rgb: turned)
   }
 
   @Test func tilesCoverALargePhotoAtEveryLevel() {
@@ -65,7 +65,7 @@ import VisageTestSupport
       pixels.replaceSubrange(
         ((y0 + y) * w + x0) * 3..<((y0 + y) * w + x0 + 128) * 3, with: small[y * 128 * 3..<(y + 1) * 128 * 3])
     }
-    let image = try VisionImage(width: w, height: h, rgb: pixels)
+    let image = try MPImage(width: w, height: h, rgb: pixels)
     // MediaPipe's box on the astronaut, (177, 82, 95, 95), a quarter of the size.
     let truth = [CrowdTruth.Face(x: Double(x0) + 44.25, y: Double(y0) + 20.5, size: 23.75, turn: 0)]
     let short = try DetectorGraph(model: ModelLoader.detectorModel(at: BundledModel.taskBundlePath))
@@ -88,7 +88,7 @@ import VisageTestSupport
   /// With two threads each takes its share of the tiles and looks, with detectors of its own:
   /// the faces are exactly those one thread finds.
   @Test func threadsShareTheSearchAndFindTheSameFaces() throws {
-    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath("crowd/crowd_02.jpg"))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath("crowd/crowd_02.jpg"))
     var options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
     let one = try FaceDetector(options: options).detect(image: image).detections
     options.baseOptions.threadCount = 2
@@ -135,7 +135,7 @@ import VisageTestSupport
   }
 
   /// `image` turned clockwise by `degrees` about its centre (nearest pixel, black outside).
-  static func tilted(_ image: VisionImage, degrees: Double) throws -> VisionImage {
+  static func tilted(_ image: MPImage, degrees: Double) throws -> MPImage {
     let (w, h) = (image.width, image.height)
     let (c, s) = (cos(degrees * .pi / 180), sin(degrees * .pi / 180))
     let pixels = image.pixels
@@ -149,7 +149,7 @@ import VisageTestSupport
         for k in 0..<3 { turned[(y * w + x) * 3 + k] = pixels[(sy * w + sx) * 3 + k] }
       }
     }
-    return try VisionImage(width: w, height: h, rgb: turned)
+    return try MPImage(width: w, height: h, rgb: turned)
   }
 
   /// A look at a tilted face sees it upright: its box is the size a look at the upright face
@@ -230,7 +230,7 @@ import VisageTestSupport
         for c in 0..<3 { cut[(y * side + x) * 3 + c] = astronaut.pixels[((y0 + y) * 512 + x0 + x) * 3 + c] }
       }
     }
-    let square = try VisionImage(width: side, height: side, rgb: cut)
+    let square = try MPImage(width: side, height: side, rgb: cut)
     let rect = NormalizedRect(
       xCenter: (Float(x0) + Float(side) / 2) / 512, yCenter: (Float(y0) + Float(side) / 2) / 512,
       width: Float(side) / 512, height: Float(side) / 512, rotation: 0)
@@ -263,7 +263,7 @@ import VisageTestSupport
         for c in 0..<3 { turned[(ty * h + tx) * 3 + c] = astronaut.pixels[(y * w + x) * 3 + c] }
       }
     }
-    let image = try VisionImage(width: h, height: w, rgb: turned)
+    let image = try MPImage(width: h, height: w, rgb: turned)
     let detector = try FaceDetector(options: Self.detectorOptions(anyRotation: false))
     let found = try detector.detect(image: image).detections
     let face = try #require(found.first)
@@ -333,7 +333,7 @@ import VisageTestSupport
     var falsePositives = 0
     var detections: [Detection] = []
     for entry in truth.images {
-      let image = try VisionImage(contentsOfFile: directory + "/" + entry.file)
+      let image = try MPImage(contentsOfFile: directory + "/" + entry.file)
       let result = try detector.detect(image: image).detections
       detections += result
       let (matched, extra) = CrowdTruth.match(entry.faces, result.map(\.boundingBox))
@@ -360,7 +360,7 @@ import VisageTestSupport
     let truth = try JSONDecoder().decode(
       CrowdTruth.self, from: Data(contentsOf: URL(fileURLWithPath: directory + "/truth.json")))
     let entry = try #require(truth.images.first)
-    let image = try VisionImage(contentsOfFile: directory + "/" + entry.file)
+    let image = try MPImage(contentsOfFile: directory + "/" + entry.file)
     let short = try FaceDetector(options: Self.detectorOptions(allScales: false, anyRotation: false))
     #expect(try short.detect(image: image).detections.isEmpty)
     let all = try FaceDetector(

@@ -16,7 +16,7 @@ import VisageTestSupport
 
   @Test func fullRangeFindsEveryFaceInTheGroupPhoto() throws {
     let (path, truth) = DetectorFixtures.groupPhoto
-    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath(path))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath(path))
     let detector = try FaceDetector(modelPath: Self.fullRangePath)
     #expect(detector.isFullRange)
     let found = try detector.detect(image: image).detections
@@ -28,14 +28,14 @@ import VisageTestSupport
   }
 
   @Test func shortRangeFindsNobodyInTheGroupPhoto() throws {
-    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath(DetectorFixtures.groupPhoto.image))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath(DetectorFixtures.groupPhoto.image))
     let detector = try FaceDetector(modelPath: BundledModel.taskBundlePath)
     #expect(!detector.isFullRange)
     #expect(try detector.detect(image: image).detections.isEmpty)
   }
 
   @Test func fullRangeFindsTheAstronaut() throws {
-    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath("images/astronaut.png"))
     let found = try FaceDetector(modelPath: Self.fullRangePath).detect(image: image).detections
     #expect(found.count == 1)
     // MediaPipe's short-range box for the same face is (177, 82, 95, 95).
@@ -47,7 +47,7 @@ import VisageTestSupport
   /// exactly one face's landmarks. With the bundle's short-range detector it finds none.
   @Test func landmarkerWithTheFullRangeDetectorFindsEveryFace() throws {
     let (path, truth) = DetectorFixtures.groupPhoto
-    let image = try VisionImage(contentsOfFile: Fixtures.fixturePath(path))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath(path))
     var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
     options.numFaces = 10
     #expect(try FaceLandmarker(options: options).detect(image: image).faceLandmarks.isEmpty)

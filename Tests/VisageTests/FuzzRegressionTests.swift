@@ -43,7 +43,7 @@ struct FuzzRegressionTests {
 
   @Test func image() throws {
     for (_, bytes) in try Self.inputs("image") {
-      _ = try? VisionImage(encoded: bytes, limits: ImageLimits(maximumPixels: 1 << 22))
+      _ = try? MPImage(encoded: bytes, limits: ImageLimits(maximumPixels: 1 << 22))
     }
   }
 

@@ -18,8 +18,8 @@ enum LandmarkerFixtures {
     var rotationDegrees: Int
     var faces: [Face]
 
-    func loadImage() throws -> VisionImage {
-      try VisionImage(
+    func loadImage() throws -> MPImage {
+      try MPImage(
         contentsOfFile: Fixtures.fixturePath(image), orientation: .init(mediaPipeRotation: rotationDegrees))
     }
   }

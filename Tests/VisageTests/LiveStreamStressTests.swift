@@ -32,7 +32,7 @@ struct LiveStreamStressTests {
 
     /// Submits the next timestamp. The lock is held across `detectAsync` so that "accepted"
     /// is exact when a callback reads it; `detectAsync` never waits for inference.
-    func submit(_ image: VisionImage, to landmarker: FaceLandmarker) {
+    func submit(_ image: MPImage, to landmarker: FaceLandmarker) {
       lock.withLock {
         do {
           try landmarker.detectAsync(image: image, timestampInMilliseconds: next)

@@ -32,14 +32,14 @@ enum SweepFixtures {
     var description: String { "\(name) (\(photo) \(width)x\(height), rotation \(rotationDegrees))" }
 
     /// The case's pixels, rebuilt as the script built them and checked against its CRC-32.
-    func image() throws -> VisionImage {
+    func image() throws -> MPImage {
       let source = try SweepFixtures.photo(photo)
       let resized = SweepImages.resize(source.pixels, width: source.width, height: source.height, to: width, height)
       let turned = SweepImages.rotate(resized, width: width, height: height, quarterTurns: rotationDegrees / 90)
       guard SweepImages.crc32(turned.rgb) == crc32 else {
         throw FixtureError.unreadable("\(self): pixels differ from the script's")
       }
-      return try VisionImage(
+      return try MPImage(
         width: turned.width, height: turned.height, rgb: turned.rgb,
         orientation: .init(mediaPipeRotation: rotationDegrees))
     }
@@ -83,14 +83,14 @@ enum SweepFixtures {
   }
 
   /// The decoded source photos, once.
-  private static let photos: [String: Result<VisionImage, Error>] = {
+  private static let photos: [String: Result<MPImage, Error>] = {
     let paths = (json["photos"] as? [String: [String: Any]]) ?? [:]
     return paths.mapValues { entry in
-      Result { try VisionImage(contentsOfFile: Fixtures.fixturePath(entry["path"] as! String)) }
+      Result { try MPImage(contentsOfFile: Fixtures.fixturePath(entry["path"] as! String)) }
     }
   }()
 
-  static func photo(_ name: String) throws -> VisionImage {
+  static func photo(_ name: String) throws -> MPImage {
     guard let photo = photos[name] else { throw FixtureError.unreadable("no photo named \(name)") }
     return try photo.get()
   }

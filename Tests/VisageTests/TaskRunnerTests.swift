@@ -16,7 +16,7 @@ struct TaskRunnerTests {
   /// Held by a callback only, to see when whatever holds the callback lets go of it.
   final class Token: Sendable {}
 
-  static let pixel = try! VisionImage(width: 1, height: 1, rgb: [0, 0, 0])
+  static let pixel = try! MPImage(width: 1, height: 1, rgb: [0, 0, 0])
 
   /// Waits until `isDone` holds, for at most ten seconds; false if it never did.
   static func wait(until isDone: () -> Bool) -> Bool {

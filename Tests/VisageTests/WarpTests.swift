@@ -16,7 +16,7 @@ import VisageTestSupport
     let levels = LevelMap(range: -1...1)
     for (imageIndex, size) in Self.images.enumerated() {
       let pixels = (0..<(size.width * size.height * 3)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-      let image = try VisionImage(width: size.width, height: size.height, rgb: pixels)
+      let image = try MPImage(width: size.width, height: size.height, rgb: pixels)
       var rects: [RotatedRect] = [
         RotatedRect(
           NormalizedRect(xCenter: 0.5, yCenter: 0.5, width: 1, height: 1), imageWidth: size.width,

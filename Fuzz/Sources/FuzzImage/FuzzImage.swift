@@ -2,7 +2,7 @@ import FuzzDriver
 import Visage
 import VisageImageIO
 
-/// PNG and JPEG bytes, recognised by their signature as `VisionImage(encoded:)` does for files,
+/// PNG and JPEG bytes, recognised by their signature as `MPImage(encoded:)` does for files,
 /// with their Exif orientation.
 /// The pixel cap is lowered to 4 megapixels so that inputs declaring huge images are refused
 /// quickly instead of filling the run with slow, legitimate decodes.
@@ -13,7 +13,7 @@ public func fuzzImage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   // and most fuzzed files do not decode; the input as a bare TIFF block too.
   _ = ExifOrientation.read(fromFile: bytes)
   _ = ExifOrientation.read(fromTIFF: bytes[...])
-  guard let image = try? VisionImage(encoded: bytes, limits: ImageLimits(maximumPixels: 1 << 22)) else { return 0 }
+  guard let image = try? MPImage(encoded: bytes, limits: ImageLimits(maximumPixels: 1 << 22)) else { return 0 }
   // A decoded image must be as big as it says.
   precondition(image.width > 0 && image.height > 0)
   // Decoding never leaves a mirrored orientation, and the upright view keeps every pixel.

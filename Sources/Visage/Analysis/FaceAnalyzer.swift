@@ -9,7 +9,7 @@ import Foundation
 /// options.landmarkMode = .all
 /// options.classificationMode = .all
 /// let analyzer = try FaceAnalyzer(options: options)
-/// for face in try analyzer.analyze(image: try VisionImage(contentsOfFile: "face.jpg")) {
+/// for face in try analyzer.analyze(image: try MPImage(contentsOfFile: "face.jpg")) {
 ///   print(face.frame, face.headEulerAngleY, face.smilingProbability ?? 0)
 /// }
 /// ```
@@ -37,13 +37,13 @@ public final class FaceAnalyzer: @unchecked Sendable {
 
   /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry
   /// over from the previous call's faces, as ML Kit's do.
-  public func analyze(image: VisionImage) throws -> [Face] {
+  public func analyze(image: MPImage) throws -> [Face] {
     try runner.image(image, method: "analyze(image:)")
   }
 
   /// Analyzes one frame of a video, following faces from the previous frame. Needs running
   /// mode `.video`; timestamps must increase from call to call.
-  public func analyze(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> [Face] {
+  public func analyze(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> [Face] {
     try runner.videoFrame(
       image, timestamp: timestampInMilliseconds, method: "analyze(videoFrame:timestampInMilliseconds:)")
   }
@@ -79,7 +79,7 @@ final class FaceAnalysis {
   /// faces are used, not the landmarker's public result, because each carries its own matrix
   /// (the public result drops the matrix of a face the geometry stage skips, shifting the
   /// others).
-  func process(_ image: VisionImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
+  func process(_ image: MPImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
     let found = try pipeline.process(image, timestamp: timestamp)
     let view = UprightView(image)
     var faces: [Face] = []
@@ -122,7 +122,7 @@ struct UprightView {
   let quarterTurns: Int
   let storedWidth: Double, storedHeight: Double
 
-  init(_ image: VisionImage) {
+  init(_ image: MPImage) {
     quarterTurns =
       switch image.orientation {
       case .right: 1

@@ -54,7 +54,7 @@ final class DetectorGraph {
   /// Runs the detector on the whole of `image`, turned upright by its orientation as
   /// MediaPipe's tasks turn it: detections in normalized coordinates of the stored image,
   /// after non-maximum suppression, best first.
-  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
+  func detect(_ image: MPImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
     let rect = NormalizedRect.wholeImage(
@@ -66,7 +66,7 @@ final class DetectorGraph {
   /// Every detection scoring at least `minScore` in `rect` of `image`, before suppression,
   /// projected to normalized image coordinates: one pass of a wider search whose passes are
   /// suppressed together.
-  func candidates(_ image: VisionImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection]
+  func candidates(_ image: MPImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection]
   {
     let (raw, matrix) = try run(image, rect: rect, minScore: minScore)
     return raw.map { $0.projected(by: matrix) }
@@ -75,7 +75,7 @@ final class DetectorGraph {
   /// The candidates of one run on each of `tiles` seen through a clockwise turn of `degrees`,
   /// each kept only when its tile holds it whole (`SearchTile.holds`).
   func candidates(
-    _ image: VisionImage, tiles: some Sequence<SearchTile>, rotationDegrees degrees: Int, minScore: Float
+    _ image: MPImage, tiles: some Sequence<SearchTile>, rotationDegrees degrees: Int, minScore: Float
   )
     throws(VisionTaskError) -> [RawDetection]
   {
@@ -92,7 +92,7 @@ final class DetectorGraph {
 
   /// One model run on `rect`: the decoded detections in tensor coordinates and the map out.
   func run(
-    _ image: VisionImage, rect: NormalizedRect, minScore: Float
+    _ image: MPImage, rect: NormalizedRect, minScore: Float
   ) throws(VisionTaskError) -> ([RawDetection], ProjectionMatrix) {
     let matrix = try interpreter.withInput(0) { tensor in
       Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
@@ -105,7 +105,7 @@ final class DetectorGraph {
   }
 }
 
-extension VisionImage {
+extension MPImage {
   /// The clockwise turn that makes the image upright, as a task error when the orientation
   /// is one the detectors refuse.
   func rotationDegrees() throws(VisionTaskError) -> Int {

@@ -53,7 +53,7 @@ final class FaceSearch {
   /// model's three looks confirm, with the looks' boxes and keypoints (`confirm`). With a
   /// `verifier`, the faces either search finds are then checked by the landmark model, and
   /// those it does not see as faces are dropped.
-  func detect(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
+  func detect(_ image: MPImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
     let found = try search(image, minScore: minScore, suppressionThreshold: suppressionThreshold)
@@ -72,7 +72,7 @@ final class FaceSearch {
   }
 
   /// The detections of the search itself, before any check.
-  private func search(_ image: VisionImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
+  private func search(_ image: MPImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
     -> [RawDetection]
   {
     if isSingleModel {
@@ -181,7 +181,7 @@ final class FaceSearch {
   /// second look's, scored by the product of the three looks' scores, the chance they all
   /// agree it is a face; nil when a look finds none or the product falls below `minScore`.
   private func confirm(
-    _ candidate: RawDetection, in image: VisionImage, with primary: DetectorGraph, minScore: Float,
+    _ candidate: RawDetection, in image: MPImage, with primary: DetectorGraph, minScore: Float,
     suppressionThreshold: Float
   ) throws(VisionTaskError) -> RawDetection? {
     let (w, h) = (image.width, image.height)

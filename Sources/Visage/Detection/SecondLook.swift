@@ -33,7 +33,7 @@ extension DetectorGraph {
   /// centre, not as the bounds of its turned corners, which would grow it by up to 41%
   /// (its width is along the face's eye line, as `FaceRects.region` reads a box; BlazeFace's
   /// boxes are near square, so a face lying sideways is not stretched by that).
-  func look(_ image: VisionImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float)
+  func look(_ image: MPImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float)
     throws(VisionTaskError) -> RawDetection?
   {
     let (raw, matrix) = try run(image, rect: rect, minScore: max(Self.lookMinScore, minScore))
@@ -53,7 +53,7 @@ extension DetectorGraph {
   /// A search pass that sees a small face upside down (as it may when the face is upside
   /// down in the turn it searched) gives its keypoints, so its eye line, backwards; a look
   /// turned by that line would see the face upside down, scored and placed far worse.
-  func lookBothWaysUp(_ image: VisionImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float)
+  func lookBothWaysUp(_ image: MPImage, rect: NormalizedRect, minScore: Float, suppressionThreshold: Float)
     throws(VisionTaskError) -> RawDetection?
   {
     var turned = rect

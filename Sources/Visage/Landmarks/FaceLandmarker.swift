@@ -7,7 +7,7 @@ import Foundation
 /// var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
 /// options.outputFaceBlendshapes = true
 /// let landmarker = try FaceLandmarker(options: options)
-/// let result = try landmarker.detect(image: try VisionImage(contentsOfFile: "face.jpg"))
+/// let result = try landmarker.detect(image: try MPImage(contentsOfFile: "face.jpg"))
 /// ```
 ///
 /// In video and live-stream mode a face found in one frame is followed into the next from
@@ -44,13 +44,13 @@ public final class FaceLandmarker: @unchecked Sendable {
   }
 
   /// Finds faces in a still image. Needs running mode `.image`.
-  public func detect(image: VisionImage) throws -> FaceLandmarkerResult {
+  public func detect(image: MPImage) throws -> FaceLandmarkerResult {
     try Self.result(runner.image(image, method: "detect(image:)"), timestamp: nil)
   }
 
   /// Finds faces in one frame of a video, following faces from the previous frame. Needs
   /// running mode `.video`; timestamps must increase from call to call.
-  public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
+  public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
     let faces = try runner.videoFrame(
       image, timestamp: timestampInMilliseconds, method: "detect(videoFrame:timestampInMilliseconds:)")
     return Self.result(faces, timestamp: timestampInMilliseconds)
@@ -59,7 +59,7 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// Hands a live-stream frame over and returns at once; the result goes to the options'
   /// delegate or handler. Needs running mode `.liveStream`; timestamps must increase.
   /// Frames are dropped as in `FaceDetector.detectAsync`.
-  public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
+  public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
     try runner.submit(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)")
   }
 

@@ -38,7 +38,7 @@ final class LandmarkGraph {
   }
 
   /// Runs the model on `rect` of `image` and projects the landmarks back to the image.
-  func run(_ image: VisionImage, rect: NormalizedRect) throws(VisionTaskError) -> Output {
+  func run(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> Output {
     let matrix = try invoke(image, rect: rect)
     // z is scaled by the length of the projected unit x vector (`CalculateZScale`).
     let origin = matrix.apply(.zero)
@@ -58,14 +58,14 @@ final class LandmarkGraph {
 
   /// The face presence alone in `rect` of `image` (for the detector's check: the landmarks
   /// are not projected or kept).
-  func presence(_ image: VisionImage, rect: NormalizedRect) throws(VisionTaskError) -> Float {
+  func presence(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> Float {
     _ = try invoke(image, rect: rect)
     return presenceOfLastRun
   }
 
   /// Fills the input from `rect` of `image` and runs the model; returns the input's
   /// projection matrix (model input to image).
-  private func invoke(_ image: VisionImage, rect: NormalizedRect) throws(VisionTaskError) -> ProjectionMatrix {
+  private func invoke(_ image: MPImage, rect: NormalizedRect) throws(VisionTaskError) -> ProjectionMatrix {
     let matrix = try interpreter.withInput(0) { tensor in
       Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
     }.get()

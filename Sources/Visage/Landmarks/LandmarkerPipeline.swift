@@ -53,7 +53,7 @@ final class LandmarkerPipeline {
   }
 
   /// One image (`timestamp` nil) or one frame of a stream.
-  func process(_ image: VisionImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
+  func process(_ image: MPImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
     let (w, h) = (image.width, image.height)
     let streaming = timestamp != nil
     var regions: [NormalizedRect]

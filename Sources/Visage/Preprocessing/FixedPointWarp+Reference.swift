@@ -2,7 +2,7 @@ extension FixedPointWarp {
   /// `warp`, one pixel at a time as the description above reads: the twin the optimized
   /// warp is tested against.
   static func reference(
-    _ image: VisionImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
+    _ image: MPImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
     border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
     // Inverse map, destination pixel → source pixel.

@@ -39,7 +39,7 @@ enum FixedPointWarp {
   /// through the micro-kernel copy for this CPU (VisageMicroKernels' FixedPointWarp.swift).
   /// Same output as `reference`, bit for bit (`WarpTests`).
   static func warp(
-    _ image: VisionImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
+    _ image: MPImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
     border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
     let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)

@@ -20,7 +20,7 @@ struct ImageToTensor: Sendable {
   /// Fills `tensor` (height × width × 3 floats) from `rect` of `image` and returns the map
   /// from normalized tensor coordinates to normalized image coordinates.
   func convert(
-    _ image: VisionImage, rect: NormalizedRect, into tensor: UnsafeMutableBufferPointer<Float>
+    _ image: MPImage, rect: NormalizedRect, into tensor: UnsafeMutableBufferPointer<Float>
   ) throws(VisionTaskError) -> ProjectionMatrix {
     precondition(tensor.count == width * height * 3, "tensor size does not match the converter")
     var roi = RotatedRect(rect, imageWidth: image.width, imageHeight: image.height)

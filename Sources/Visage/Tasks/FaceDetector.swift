@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// let detector = try FaceDetector(modelPath: "Weights/face_landmarker.task")
-/// let result = try detector.detect(image: try VisionImage(contentsOfFile: "group.jpg"))
+/// let result = try detector.detect(image: try MPImage(contentsOfFile: "group.jpg"))
 /// for face in result.detections { print(face.boundingBox, face.categories[0].score) }
 /// ```
 ///
@@ -52,13 +52,13 @@ public final class FaceDetector: @unchecked Sendable {
   }
 
   /// Detects faces in a still image. Needs running mode `.image`.
-  public func detect(image: VisionImage) throws -> FaceDetectorResult {
+  public func detect(image: MPImage) throws -> FaceDetectorResult {
     try runner.image(image, method: "detect(image:)")
   }
 
   /// Detects faces in one frame of a video. Needs running mode `.video`; timestamps must
   /// increase from call to call.
-  public func detect(videoFrame image: VisionImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
+  public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> FaceDetectorResult {
     try runner.videoFrame(
       image, timestamp: timestampInMilliseconds, method: "detect(videoFrame:timestampInMilliseconds:)")
   }
@@ -68,7 +68,7 @@ public final class FaceDetector: @unchecked Sendable {
   ///
   /// While a frame is being processed the newest frame handed over waits, and any older
   /// waiting frame is dropped without a callback (MediaPipe's flow limiter).
-  public func detectAsync(image: VisionImage, timestampInMilliseconds: Int) throws {
+  public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
     try runner.submit(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)")
   }
 

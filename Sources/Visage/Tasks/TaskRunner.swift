@@ -16,10 +16,10 @@ final class TaskRunner<Output>: @unchecked Sendable {
   private let lock = NSLock()
   private let gateLock = NSLock()
   private var timestamps = TimestampGate()
-  private let process: (VisionImage, Int?) throws -> Output
-  private var liveStream: LiveStreamRunner<VisionImage>?
+  private let process: (MPImage, Int?) throws -> Output
+  private var liveStream: LiveStreamRunner<MPImage>?
 
-  init(runningMode: RunningMode, process: @escaping (VisionImage, Int?) throws -> Output) {
+  init(runningMode: RunningMode, process: @escaping (MPImage, Int?) throws -> Output) {
     self.runningMode = runningMode
     self.process = process
   }
@@ -41,20 +41,20 @@ final class TaskRunner<Output>: @unchecked Sendable {
   }
 
   /// A still image, for a method of image mode named `method` (for its error message).
-  func image(_ image: VisionImage, method: String) throws -> Output {
+  func image(_ image: MPImage, method: String) throws -> Output {
     try runningMode.require(.image, for: method)
     return try run(image, timestamp: nil)
   }
 
   /// A video frame, for a method of video mode.
-  func videoFrame(_ image: VisionImage, timestamp: Int, method: String) throws -> Output {
+  func videoFrame(_ image: MPImage, timestamp: Int, method: String) throws -> Output {
     try runningMode.require(.video, for: method)
     return try run(image, timestamp: timestamp)
   }
 
   /// Hands a live-stream frame to the queue and returns at once, for a method of live-stream
   /// mode; its output goes to `startLiveStream`'s `deliver`.
-  func submit(_ image: VisionImage, timestamp: Int, method: String) throws {
+  func submit(_ image: MPImage, timestamp: Int, method: String) throws {
     try runningMode.require(.liveStream, for: method)
     try gateLock.withLock {
       try timestamps.admit(timestamp)
@@ -64,7 +64,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
 
   /// Runs `process` on a still image (`timestamp` nil) or on a frame whose timestamp must
   /// pass the gate, with no running-mode check: the caller has made it.
-  private func run(_ image: VisionImage, timestamp: Int?) throws -> Output {
+  private func run(_ image: MPImage, timestamp: Int?) throws -> Output {
     try lock.withLock {
       if let timestamp { try gateLock.withLock { try timestamps.admit(timestamp) } }
       return try process(image, timestamp)

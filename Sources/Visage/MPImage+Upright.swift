@@ -1,4 +1,4 @@
-extension VisionImage {
+extension MPImage {
   /// The picture as a viewer shows it: the stored pixels turned (and, for a mirrored
   /// orientation, flipped) as `orientation` says, with orientation `.up`. Its width and height
   /// are swapped for `.left`, `.right` and their mirrored forms.
@@ -7,7 +7,7 @@ extension VisionImage {
   /// orientation of the same meaning (see `Orientation`). The tasks do not need it, since
   /// they turn their input as MediaPipe does and report positions in the stored pixels; it is
   /// for callers that want the pixels, or the positions, of the upright picture.
-  public func applyingOrientation() -> VisionImage {
+  public func applyingOrientation() -> MPImage {
     if orientation == .up { return self }
     let (w, h) = (width, height)
     let (outWidth, outHeight) = orientation.swapsSides ? (h, w) : (w, h)
@@ -52,7 +52,7 @@ extension VisionImage {
       initialized = pixels.count  // every output pixel is written once
     }
     // The size is that of a valid image with its sides swapped at most, so this cannot fail.
-    return try! VisionImage(width: outWidth, height: outHeight, rgb: out)
+    return try! MPImage(width: outWidth, height: outHeight, rgb: out)
   }
 
   /// The same picture with no mirroring: for a mirrored orientation, the stored pixels flipped
@@ -60,7 +60,7 @@ extension VisionImage {
   /// `.downMirrored` `.down`, `.leftMirrored` `.left`, `.rightMirrored` `.right`); otherwise
   /// the image itself. The tasks refuse mirrored orientations, as MediaPipe does, and accept
   /// the result.
-  public func removingMirroring() -> VisionImage {
+  public func removingMirroring() -> MPImage {
     let unmirrored: Orientation
     switch orientation {
     case .up, .down, .left, .right: return self
@@ -77,7 +77,7 @@ extension VisionImage {
   }
 }
 
-extension VisionImage.Orientation {
+extension MPImage.Orientation {
   /// Whether the upright picture's width is the stored height: for the quarter turns
   /// `.left`, `.right`, `.leftMirrored` and `.rightMirrored`.
   public var swapsSides: Bool {

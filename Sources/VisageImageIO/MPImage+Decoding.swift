@@ -8,7 +8,7 @@ import Visage
   import Darwin
 #endif
 
-extension VisionImage {
+extension MPImage {
   /// Reads a PNG or JPEG file, recognised by its first bytes whatever its name.
   ///
   /// Pixels become 8-bit RGB as described for `PNG` and `JPEG`. `orientation` says how the
@@ -42,18 +42,18 @@ extension VisionImage {
 /// A PNG or JPEG file decoded, with the Exif orientation it declares: for callers that report
 /// what was applied, such as the `visage` command line.
 public struct DecodedImage: Sendable {
-  /// The image, oriented as `VisionImage(contentsOfFile:orientation:limits:)` describes.
-  public var image: VisionImage
+  /// The image, oriented as `MPImage(contentsOfFile:orientation:limits:)` describes.
+  public var image: MPImage
   /// The orientation the file's Exif tag gives (`ExifOrientation.read(fromFile:)`), whether or
   /// not it was applied; `nil` when there is none or it cannot be read.
-  public var exifOrientation: VisionImage.Orientation?
+  public var exifOrientation: MPImage.Orientation?
   /// The orientation the file's stored pixels were taken to have: the one given, else the Exif
   /// tag's, else `.up`. It differs from `image.orientation` only when mirrored, since `image`
   /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
-  public var storedOrientation: VisionImage.Orientation
+  public var storedOrientation: MPImage.Orientation
 
-  /// Reads a PNG or JPEG file; see `VisionImage(contentsOfFile:orientation:limits:)`.
-  public init(contentsOfFile path: String, orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default)
+  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`.
+  public init(contentsOfFile path: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
     throws
   {
     let bytes = try ImageFile.bytes(atPath: path)
@@ -64,11 +64,11 @@ public struct DecodedImage: Sendable {
     }
   }
 
-  /// Decodes a PNG or JPEG file held in memory; see `VisionImage(encoded:orientation:limits:)`.
-  public init(encoded bytes: [UInt8], orientation: VisionImage.Orientation? = nil, limits: ImageLimits = .default)
+  /// Decodes a PNG or JPEG file held in memory; see `MPImage(encoded:orientation:limits:)`.
+  public init(encoded bytes: [UInt8], orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
     throws
   {
-    var decoded: VisionImage
+    var decoded: MPImage
     switch ImageFormat(sniffing: bytes) {
     case .png: decoded = try PNG.decode(bytes, limits: limits)
     case .jpeg: decoded = try JPEG.decode(bytes, limits: limits)

@@ -4,7 +4,7 @@
 /// RGB rows, top row first: alpha is dropped, gray is replicated to three channels and
 /// 16-bit samples are scaled to 8 bits before the image is built. That is what MediaPipe's
 /// CPU path feeds its models, so every stage after this one sees one layout.
-public struct VisionImage: Sendable {
+public struct MPImage: Sendable {
   /// How the stored pixels are turned relative to the upright picture, with the names and
   /// meaning of `UIImage.Orientation`.
   ///
@@ -35,7 +35,7 @@ public struct VisionImage: Sendable {
     /// The clockwise rotation MediaPipe's iOS task runner applies for this orientation:
     /// up 0, right −270, down −180, left −90 (`MPPVisionTaskRunner.mm`).
     ///
-    /// - Throws: `VisionImageError.unsupportedOrientation` for a mirrored orientation.
+    /// - Throws: `MPImageError.unsupportedOrientation` for a mirrored orientation.
     public func rotationDegrees() throws -> Int {
       switch self {
       case .up: 0
@@ -43,7 +43,7 @@ public struct VisionImage: Sendable {
       case .down: -180
       case .left: -90
       case .upMirrored, .downMirrored, .leftMirrored, .rightMirrored:
-        throw VisionImageError.unsupportedOrientation(self)
+        throw MPImageError.unsupportedOrientation(self)
       }
     }
   }
@@ -84,12 +84,12 @@ public struct VisionImage: Sendable {
 
   /// Creates an image from tightly packed RGB bytes.
   ///
-  /// - Throws: `VisionImageError` if a dimension is not in 1...`maximumDimension` or
+  /// - Throws: `MPImageError` if a dimension is not in 1...`maximumDimension` or
   ///   `pixels` does not hold exactly `width * height * 3` bytes.
   public init(width: Int, height: Int, rgb pixels: [UInt8], orientation: Orientation = .up) throws {
     try Self.validate(width: width, height: height)
     guard pixels.count == width * height * 3 else {
-      throw VisionImageError.bufferSize(expected: width * height * 3, actual: pixels.count)
+      throw MPImageError.bufferSize(expected: width * height * 3, actual: pixels.count)
     }
     self.width = width
     self.height = height
@@ -102,7 +102,7 @@ public struct VisionImage: Sendable {
   /// - Parameters:
   ///   - bytesPerRow: the distance between the starts of two rows; at least
   ///     `width * format.bytesPerPixel`. The last row needs only its pixels.
-  /// - Throws: `VisionImageError` for a bad size, a short row stride or a buffer too small
+  /// - Throws: `MPImageError` for a bad size, a short row stride or a buffer too small
   ///   for the rows it should hold.
   public init(
     width: Int, height: Int, bytesPerRow: Int, format: PixelFormat,
@@ -111,11 +111,11 @@ public struct VisionImage: Sendable {
     try Self.validate(width: width, height: height)
     let rowBytes = width * format.bytesPerPixel
     guard bytesPerRow >= rowBytes else {
-      throw VisionImageError.rowStride(bytesPerRow: bytesPerRow, minimum: rowBytes)
+      throw MPImageError.rowStride(bytesPerRow: bytesPerRow, minimum: rowBytes)
     }
     let needed = bytesPerRow * (height - 1) + rowBytes
     guard buffer.count >= needed else {
-      throw VisionImageError.bufferSize(expected: needed, actual: buffer.count)
+      throw MPImageError.bufferSize(expected: needed, actual: buffer.count)
     }
     var rgb = [UInt8](repeating: 0, count: width * height * 3)
     rgb.withUnsafeMutableBufferPointer { out in
@@ -139,7 +139,7 @@ public struct VisionImage: Sendable {
     orientation: Orientation = .up
   ) throws {
     self = try bytes.withUnsafeBytes {
-      try VisionImage(
+      try MPImage(
         width: width, height: height, bytesPerRow: bytesPerRow, format: format, buffer: $0,
         orientation: orientation)
     }
@@ -147,7 +147,7 @@ public struct VisionImage: Sendable {
 
   private static func validate(width: Int, height: Int) throws {
     guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height) else {
-      throw VisionImageError.dimensions(width: width, height: height)
+      throw MPImageError.dimensions(width: width, height: height)
     }
   }
 
@@ -181,21 +181,21 @@ public struct VisionImage: Sendable {
   }
 }
 
-/// Why a `VisionImage` could not be built or used.
-public enum VisionImageError: Error, Equatable, CustomStringConvertible {
-  /// A width or height outside 1...`VisionImage.maximumDimension`.
+/// Why a `MPImage` could not be built or used.
+public enum MPImageError: Error, Equatable, CustomStringConvertible {
+  /// A width or height outside 1...`MPImage.maximumDimension`.
   case dimensions(width: Int, height: Int)
   /// The buffer holds fewer (or, for packed RGB, other than the) bytes the size needs.
   case bufferSize(expected: Int, actual: Int)
   /// Rows closer together than one row of pixels.
   case rowStride(bytesPerRow: Int, minimum: Int)
   /// A mirrored orientation, which MediaPipe's tasks refuse.
-  case unsupportedOrientation(VisionImage.Orientation)
+  case unsupportedOrientation(MPImage.Orientation)
 
   public var description: String {
     switch self {
     case .dimensions(let w, let h):
-      "image size \(w)x\(h) is not supported (each side must be 1...\(VisionImage.maximumDimension))"
+      "image size \(w)x\(h) is not supported (each side must be 1...\(MPImage.maximumDimension))"
     case .bufferSize(let expected, let actual):
       "pixel buffer holds \(actual) bytes; the image needs \(expected)"
     case .rowStride(let stride, let minimum):
