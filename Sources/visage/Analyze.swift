@@ -62,7 +62,7 @@ struct Analyze: ParsableCommand {
   /// The analyzer options the arguments ask for, with the models' paths given apart (the
   /// bundled ones are looked up only when the analyzer is made).
   private func options(bundle: String, fullRangePath: String?) -> FaceAnalyzerOptions {
-    var options = FaceAnalyzerOptions(
+    let options = FaceAnalyzerOptions(
       baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,

@@ -60,7 +60,7 @@ struct Detect: ParsableCommand {
     modelPath: String, fullRangePath: String?, landmarksPath: String? = nil,
     liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
   ) -> FaceDetectorOptions {
-    var options = FaceDetectorOptions(
+    let options = FaceDetectorOptions(
       baseOptions: BaseOptions(modelAssetPath: modelPath, threadCount: io.threads),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
       minSuppressionThreshold: minSuppressionThreshold)

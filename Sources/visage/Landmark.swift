@@ -75,7 +75,7 @@ struct Landmark: ParsableCommand {
     bundle: String, detectorPath: String?, fullRangePath: String?,
     liveStreamHandler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
   ) -> FaceLandmarkerOptions {
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads))
+    let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = minFaceDetectionConfidence

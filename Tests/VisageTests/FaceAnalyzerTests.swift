@@ -9,7 +9,7 @@ import VisageTestSupport
 /// tracking IDs follow faces, and contours and landmarks sit on the features they name.
 @Suite struct FaceAnalyzerTests {
   static func options(_ mode: RunningMode = .image) -> FaceAnalyzerOptions {
-    var options = FaceAnalyzerOptions(
+    let options = FaceAnalyzerOptions(
       baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode)
     options.landmarkMode = .all
     options.contourMode = .all
@@ -31,7 +31,7 @@ import VisageTestSupport
 
   @Test func badOptionsAreRefusedClearly() throws {
     for size: Float in [-0.1, 1.5, .nan] {
-      var options = Self.options()
+      let options = Self.options()
       options.minFaceSize = size
       #expect { try FaceAnalyzer(options: options) } throws: { "\($0)".contains("minFaceSize") }
     }
@@ -181,7 +181,7 @@ import VisageTestSupport
   // MARK: Size and tracking
 
   @Test func minFaceSizeFiltersSmallFaces() throws {
-    var options = Self.options()
+    let options = Self.options()
     options.minFaceSize = 0.05
     let both = try FaceAnalyzer(options: options).analyze(image: Self.image("analysis/two_sizes_640x480.jpg"))
     #expect(both.count == 2)
@@ -194,7 +194,7 @@ import VisageTestSupport
   }
 
   @Test func trackingIDsFollowFacesThroughASequence() throws {
-    var options = Self.options(.video)
+    let options = Self.options(.video)
     options.isTrackingEnabled = true
     let analyzer = try FaceAnalyzer(options: options)
     var ids: [[Int]] = []
@@ -209,7 +209,7 @@ import VisageTestSupport
   }
 
   @Test func aFaceThatLeavesAndReturnsGetsANewID() throws {
-    var options = Self.options(.video)
+    let options = Self.options(.video)
     options.isTrackingEnabled = true
     let analyzer = try FaceAnalyzer(options: options)
     var ids: [Int?] = []
@@ -284,7 +284,7 @@ import VisageTestSupport
 
   /// Accurate mode's full-range detector finds the crowd's small faces; fast mode finds none.
   @Test func accurateModeFindsSmallFaces() throws {
-    var options = Self.options()
+    let options = Self.options()
     options.minFaceSize = 0.05
     options.maximumFaceCount = 20
     let image = try Self.image("landmarker/images/crowd_1600x1040.jpg")

@@ -34,16 +34,34 @@ struct FaceDetectorAPITests {
     #expect(try video.detect(videoFrame: Self.astronaut, timestampInMilliseconds: 11).detections.count == 1)
   }
 
+  /// Options are a class, as MediaPipe's: the detector takes a copy when it is made, so later
+  /// changes (here ones that would fail every call) do not reach it, and the copy it hands out
+  /// cannot change it either.
+  @Test func aDetectorKeepsTheOptionsItWasMadeWith() throws {
+    let options = Self.options()
+    options.minDetectionConfidence = 0.8
+    let detector = try FaceDetector(options: options)
+    options.minDetectionConfidence = 0.99
+    options.runningMode = .video
+    options.baseOptions.modelAssetPath = "/nonexistent.tflite"
+    #expect(try detector.detect(image: Self.astronaut).detections.count == 1)
+    detector.options.minDetectionConfidence = 1
+    #expect(detector.options.minDetectionConfidence == 0.8 && detector.options.runningMode == .image)
+    let copy = options.copy()
+    copy.baseOptions.threadCount = 2
+    #expect(options.baseOptions.threadCount == 1)
+  }
+
   @Test func liveStreamNeedsExactlyItsDelegate() throws {
     #expect(throws: VisionTaskError.missingLiveStreamDelegate) { try FaceDetector(options: Self.options(.liveStream)) }
-    var options = Self.options(.image)
+    let options = Self.options(.image)
     options.liveStreamHandler = { _, _, _ in }
     #expect(throws: VisionTaskError.unexpectedLiveStreamDelegate) { try FaceDetector(options: options) }
   }
 
   @Test(arguments: [(Float(1.5), Float(0.3)), (-0.1, 0.3), (.nan, 0.3), (0.5, 2), (0.5, -1)])
   func outOfRangeOptionsAreRefused(_ confidence: Float, _ suppression: Float) {
-    var options = Self.options()
+    let options = Self.options()
     options.minDetectionConfidence = confidence
     options.minSuppressionThreshold = suppression
     #expect(throws: VisionTaskError.self) { try FaceDetector(options: options) }
@@ -51,7 +69,7 @@ struct FaceDetectorAPITests {
 
   @Test(arguments: [Float(-0.1), 1.5, .nan])
   func outOfRangePresenceCheckIsRefused(_ presence: Float) {
-    var options = Self.options()
+    let options = Self.options()
     options.minFacePresenceConfidence = presence
     #expect(throws: VisionTaskError.self) { try FaceDetector(options: options) }
   }
@@ -59,7 +77,7 @@ struct FaceDetectorAPITests {
   /// The face presence check needs the landmark model: from the `.task` bundle the detector
   /// comes from, or named apart; a lone detector `.tflite` gets a clear error.
   @Test func presenceCheckFindsItsLandmarkModel() throws {
-    var options = Self.options()
+    let options = Self.options()
     options.minFacePresenceConfidence = 0.5
     let result = try FaceDetector(options: options).detect(image: Self.astronaut)
     #expect(result.detections.count == 1)
@@ -99,7 +117,7 @@ struct FaceDetectorAPITests {
   @Test func liveStreamDropsWaitingFramesAndKeepsOrder() throws {
     let gate = DispatchSemaphore(value: 0)
     let received = Locked<[Int]>([])
-    var options = Self.options(.liveStream)
+    let options = Self.options(.liveStream)
     options.liveStreamHandler = { result, timestamp, error in
       if timestamp == 0 { gate.wait() }  // hold the first frame in flight
       #expect(error == nil && result?.detections.count == 1 && result?.timestampInMilliseconds == timestamp)
@@ -122,7 +140,7 @@ struct FaceDetectorAPITests {
   @Test func aReleasedDetectorDropsItsWaitingFrame() throws {
     let (started, gate) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
     let received = Locked<[Int]>([])
-    var options = Self.options(.liveStream)
+    let options = Self.options(.liveStream)
     options.liveStreamHandler = { _, timestamp, _ in
       if timestamp == 0 {
         started.signal()
@@ -153,7 +171,7 @@ struct FaceDetectorAPITests {
       ) { timestamps.mutate { $0.append(timestampInMilliseconds) } }
     }
     let collector = Collector()
-    var options = Self.options(.liveStream)
+    let options = Self.options(.liveStream)
     options.faceDetectorLiveStreamDelegate = collector
     let detector = try FaceDetector(options: options)
     for t in [5, 9] {

@@ -61,7 +61,7 @@ struct FaceLandmarkerAPITests {
     #expect(throws: VisionTaskError.missingLiveStreamDelegate) {
       try FaceLandmarker(options: Self.options(.liveStream))
     }
-    var options = Self.options(.video)
+    let options = Self.options(.video)
     options.liveStreamHandler = { _, _, _ in }
     #expect(throws: VisionTaskError.unexpectedLiveStreamDelegate) { try FaceLandmarker(options: options) }
   }
@@ -71,7 +71,7 @@ struct FaceLandmarkerAPITests {
     (-3, 0.5, 0.5, 0.5),
   ])
   func outOfRangeOptionsAreRefused(_ numFaces: Int, _ detection: Float, _ presence: Float, _ tracking: Float) {
-    var options = Self.options()
+    let options = Self.options()
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = detection
     options.minFacePresenceConfidence = presence
@@ -121,7 +121,7 @@ struct FaceLandmarkerAPITests {
   @Test func liveStreamDropsWaitingFramesAndKeepsOrder() throws {
     let gate = DispatchSemaphore(value: 0)
     let received = Locked<[Int]>([])
-    var options = Self.options(.liveStream)
+    let options = Self.options(.liveStream)
     options.liveStreamHandler = { result, timestamp, error in
       if timestamp == 0 { gate.wait() }  // hold the first frame in flight
       #expect(error == nil && result?.faceLandmarks.count == 1 && result?.timestampInMilliseconds == timestamp)
@@ -146,7 +146,7 @@ struct FaceLandmarkerAPITests {
       ) { faces.mutate { $0.append(result?.faceLandmarks.count ?? -1) } }
     }
     let collector = Collector()
-    var options = Self.options(.liveStream)
+    let options = Self.options(.liveStream)
     options.faceLandmarkerLiveStreamDelegate = collector
     let landmarker = try FaceLandmarker(options: options)
     for t in [5, 9] {
@@ -181,9 +181,9 @@ struct FaceLandmarkerAPITests {
   @Test func everyFaceSmoothingFollowsEachFace() throws {
     let two = try Self.sequence("two_faces")
     #expect(two.numFaces == 2)
-    var raw = two.options(.video)
+    let raw = two.options(.video)
     raw.landmarkSmoothing = .mediaPipe  // MediaPipe does not smooth when numFaces > 1
-    var smooth = raw
+    let smooth = raw.copy()
     smooth.landmarkSmoothing = .everyFace
     let (rawLandmarker, smoothLandmarker) = (try FaceLandmarker(options: raw), try FaceLandmarker(options: smooth))
     var (rawMotion, smoothMotion): (Float, Float) = (0, 0)
@@ -207,8 +207,8 @@ struct FaceLandmarkerAPITests {
     #expect(smoothMotion > 0)
 
     let one = try Self.sequence("pan")
-    var mediaPipe = one.options(.video)
-    var everyFace = mediaPipe
+    let mediaPipe = one.options(.video)
+    let everyFace = mediaPipe.copy()
     (mediaPipe.landmarkSmoothing, everyFace.landmarkSmoothing) = (.mediaPipe, .everyFace)
     let (a, b) = (try FaceLandmarker(options: mediaPipe), try FaceLandmarker(options: everyFace))
     for frame in one.frames {
@@ -236,7 +236,7 @@ struct FaceLandmarkerAPITests {
   }
 
   @Test func oneLandmarkerServesManyThreads() throws {
-    var options = Self.options()
+    let options = Self.options()
     options.outputFaceBlendshapes = true
     options.outputFacialTransformationMatrixes = true
     let landmarker = try FaceLandmarker(options: options)

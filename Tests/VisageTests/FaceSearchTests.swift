@@ -16,7 +16,7 @@ import VisageTestSupport
   static func detectorOptions(allScales: Bool = true, anyRotation: Bool = true, minDetectionConfidence: Float = 0.5)
     -> FaceDetectorOptions
   {
-    var options = FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    let options = FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
     options.minDetectionConfidence = minDetectionConfidence
     options.searchesAllScales = allScales
     options.searchesAnyRotation = anyRotation
@@ -89,7 +89,7 @@ import VisageTestSupport
   /// the faces are exactly those one thread finds.
   @Test func threadsShareTheSearchAndFindTheSameFaces() throws {
     let image = try MPImage(contentsOfFile: Fixtures.fixturePath("crowd/crowd_02.jpg"))
-    var options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
+    let options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
     let one = try FaceDetector(options: options).detect(image: image).detections
     options.baseOptions.threadCount = 2
     let two = try FaceDetector(options: options).detect(image: image).detections
@@ -119,7 +119,7 @@ import VisageTestSupport
   /// astronaut gets the upright one's 478 landmarks turned (measured: 1.56 px apart on average,
   /// 3.42 px at most, in the 512 × 512 image; the bars are 2.5 px and 6 px).
   @Test func upsideDownFaceGetsTheUprightLandmarksTurned() throws {
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
     options.searchesAnyRotation = true
     let landmarker = try FaceLandmarker(options: options)
     let upright = try #require(try landmarker.detect(image: Self.astronaut()).faceLandmarks.first)
@@ -308,7 +308,7 @@ import VisageTestSupport
   /// 0.5: 18 of 21 faces instead of 19, no false positive either way; the looks of the
   /// all-scales search leave it nothing to remove here, and it rejects a face they keep).
   @Test func presenceCheckOnlyRemovesDetections() throws {
-    var options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
+    let options = Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold)
     let (_, unchecked, all) = try Self.crowdSubset(options)
     options.minFacePresenceConfidence = 0.5
     let (recall, falsePositives, kept) = try Self.crowdSubset(options)

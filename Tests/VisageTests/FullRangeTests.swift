@@ -48,7 +48,7 @@ import VisageTestSupport
   @Test func landmarkerWithTheFullRangeDetectorFindsEveryFace() throws {
     let (path, truth) = DetectorFixtures.groupPhoto
     let image = try MPImage(contentsOfFile: Fixtures.fixturePath(path))
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
     options.numFaces = 10
     #expect(try FaceLandmarker(options: options).detect(image: image).faceLandmarks.isEmpty)
     options.faceDetectorModelAssetPath = Self.fullRangePath

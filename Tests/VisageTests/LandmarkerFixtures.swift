@@ -35,7 +35,7 @@ enum LandmarkerFixtures {
     var description: String { name }
 
     func options(_ mode: RunningMode) -> FaceLandmarkerOptions {
-      var o = FaceLandmarkerOptions(
+      let o = FaceLandmarkerOptions(
         baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath), runningMode: mode, numFaces: numFaces,
         minFaceDetectionConfidence: minFaceDetectionConfidence, minFacePresenceConfidence: minFacePresenceConfidence,
         minTrackingConfidence: minTrackingConfidence, outputFaceBlendshapes: true,

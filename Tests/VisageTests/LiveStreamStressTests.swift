@@ -48,7 +48,7 @@ struct LiveStreamStressTests {
   @Test func fourThreadsFeedOneLandmarker() throws {
     let log = Log()
     let image = FaceDetectorAPITests.astronaut
-    var options = FaceLandmarkerAPITests.options(.liveStream)
+    let options = FaceLandmarkerAPITests.options(.liveStream)
     options.liveStreamHandler = { result, timestamp, error in
       log.lock.withLock {
         if log.released { log.callbacksAfterRelease += 1 }

@@ -90,7 +90,7 @@ import VisageTestSupport
   }
 
   @Test func landmarkerMatchesMediaPipe() throws {
-    var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
     options.numFaces = 3
     options.outputFaceBlendshapes = true
     options.outputFacialTransformationMatrixes = true

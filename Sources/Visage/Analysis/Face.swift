@@ -90,11 +90,15 @@ public struct FaceLandmark: Sendable, Equatable {
   public var type: FaceLandmarkType
   /// Where it is, in pixels.
   public var position: CGPoint
+  /// Its depth on the scale of `position.x`: the face mesh's z in pixels, smaller nearer the
+  /// camera, about zero at the centre of the head.
+  public var depth: CGFloat
 
   /// Creates a landmark.
-  public init(type: FaceLandmarkType, position: CGPoint) {
+  public init(type: FaceLandmarkType, position: CGPoint, depth: CGFloat = 0) {
     self.type = type
     self.position = position
+    self.depth = depth
   }
 }
 
@@ -147,10 +151,13 @@ public struct FaceContour: Sendable, Equatable {
   public var type: FaceContourType
   /// Its points, in pixels, in the order `FaceContourType` describes.
   public var points: [CGPoint]
+  /// Each point's depth, as `FaceLandmark.depth`; empty when not known.
+  public var depths: [CGFloat]
 
   /// Creates a contour.
-  public init(type: FaceContourType, points: [CGPoint]) {
+  public init(type: FaceContourType, points: [CGPoint], depths: [CGFloat] = []) {
     self.type = type
     self.points = points
+    self.depths = depths
   }
 }

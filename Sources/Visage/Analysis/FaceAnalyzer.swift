@@ -5,7 +5,7 @@ import Foundation
 /// computed from the Face Landmarker's mesh, blendshapes and pose.
 ///
 /// ```swift
-/// var options = FaceAnalyzerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
+/// let options = FaceAnalyzerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
 /// options.landmarkMode = .all
 /// options.classificationMode = .all
 /// let analyzer = try FaceAnalyzer(options: options)
@@ -17,16 +17,21 @@ import Foundation
 /// Unlike ML Kit, contours come for every face, in any performance mode, together with
 /// tracking IDs. Every method may be called from any thread; calls are serialised.
 public final class FaceAnalyzer: @unchecked Sendable {
-  /// The options the analyzer was created with.
-  public let options: FaceAnalyzerOptions
+  /// A copy of the options the analyzer was created with (changing it changes nothing here).
+  public var options: FaceAnalyzerOptions { settings.copy() }
+  /// The task's own copy of its options, taken when it was created and never changed.
+  private let settings: FaceAnalyzerOptions
 
   private let analysis: FaceAnalysis
   private let runner: TaskRunner<[Face]>
 
   /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
   public init(options: FaceAnalyzerOptions) throws {
+    // A copy, taken first: the caller may change its options object later, or on another
+    // thread, and neither may reach this task.
+    let options = options.copy()
     try options.validate()
-    self.options = options
+    settings = options
     let analysis = FaceAnalysis(
       pipeline: try ModelLoader.landmarkerPipeline(for: options.landmarkerOptions), options: options)
     self.analysis = analysis
@@ -85,14 +90,16 @@ final class FaceAnalysis {
     var faces: [Face] = []
     for found in found {
       let mesh = found.landmarks.map(view.point)
+      // MediaPipe's z is on the scale of x, which is normalized by the stored width.
+      let depths = found.landmarks.map { CGFloat(Double($0.z) * view.storedWidth) }
       let frame = Self.bounds(mesh)
       guard Float(frame.width) >= options.minFaceSize * Float(view.width) else { continue }
       // No matrix: landmarks within 1e-3 of their mean, a face a pixel or two wide.
       guard let matrix = found.transformationMatrix else { continue }
       let angles = HeadPose.eulerAngles(matrix, quarterTurns: view.quarterTurns)
       var face = Face(frame: frame, headEulerAngleX: angles.x, headEulerAngleY: angles.y, headEulerAngleZ: angles.z)
-      if options.landmarkMode == .all { face.landmarks = FaceMeshFeatures.landmarks(mesh) }
-      if options.contourMode == .all { face.contours = FaceMeshFeatures.contours(mesh) }
+      if options.landmarkMode == .all { face.landmarks = FaceMeshFeatures.landmarks(mesh, depths: depths) }
+      if options.contourMode == .all { face.contours = FaceMeshFeatures.contours(mesh, depths: depths) }
       if options.classificationMode == .all, let scores = found.blendshapes {
         let p = ExpressionProbabilities.probabilities(scores)
         (face.smilingProbability, face.leftEyeOpenProbability, face.rightEyeOpenProbability) = (

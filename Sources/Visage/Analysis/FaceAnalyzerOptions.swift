@@ -2,7 +2,11 @@ import Foundation
 
 /// How to build a `FaceAnalyzer`: Google ML Kit's `FaceDetectorOptions`, plus the model paths
 /// and running mode a Visage task needs.
-public struct FaceAnalyzerOptions: Sendable {
+///
+/// A class, like the other tasks' options: `FaceAnalyzer(options:)` takes a copy, so changing
+/// the options later does not reach an analyzer already made. (For ML Kit's own names, see
+/// the `VisageMLKit` module.)
+public final class FaceAnalyzerOptions {
   /// Speed against accuracy, as in ML Kit.
   public enum PerformanceMode: String, Sendable, CaseIterable {
     /// The short-range detector (faces within about 2 m of the camera).
@@ -81,6 +85,18 @@ public struct FaceAnalyzerOptions: Sendable {
     self.maximumFaceCount = 10
   }
 
+  /// An independent copy (its `baseOptions` copied too).
+  public func copy() -> FaceAnalyzerOptions {
+    let copy = FaceAnalyzerOptions(
+      baseOptions: baseOptions.copy(), runningMode: runningMode, performanceMode: performanceMode,
+      landmarkMode: landmarkMode, contourMode: contourMode, classificationMode: classificationMode,
+      minFaceSize: minFaceSize, isTrackingEnabled: isTrackingEnabled)
+    copy.fullRangeDetectorModelAssetPath = fullRangeDetectorModelAssetPath
+    copy.searchesAnyRotation = searchesAnyRotation
+    copy.maximumFaceCount = maximumFaceCount
+    return copy
+  }
+
   /// Throws the `VisionTaskError` that `FaceAnalyzer(options:)` would throw for these options
   /// before reading any model: for `minFaceSize` outside 0...1 (or NaN), `maximumFaceCount`
   /// below 1, live-stream mode, or a thread count outside 1...64.
@@ -97,8 +113,8 @@ public struct FaceAnalyzerOptions: Sendable {
 
   /// The landmarker options that compute what these options ask for.
   var landmarkerOptions: FaceLandmarkerOptions {
-    var options = FaceLandmarkerOptions(
-      baseOptions: baseOptions, runningMode: runningMode, numFaces: maximumFaceCount,
+    let options = FaceLandmarkerOptions(
+      baseOptions: baseOptions.copy(), runningMode: runningMode, numFaces: maximumFaceCount,
       outputFaceBlendshapes: classificationMode == .all, outputFacialTransformationMatrixes: true)
     if performanceMode == .accurate {
       options.searchesAllScales = true

@@ -64,21 +64,25 @@ enum FaceMeshFeatures {
     .mouthBottom: [14, 17],
   ]
 
-  /// The ten landmarks from the mesh in pixels.
-  static func landmarks(_ mesh: [CGPoint]) -> [FaceLandmark] {
+  /// The ten landmarks from the mesh in pixels, and the mesh's depth in pixels.
+  static func landmarks(_ mesh: [CGPoint], depths: [CGFloat]) -> [FaceLandmark] {
     FaceLandmarkType.allCases.map { type in
       let indices = landmarkIndices[type]!
-      let sum = indices.reduce(into: CGPoint.zero) { sum, i in
+      let sum = indices.reduce(into: (x: CGFloat(0), y: CGFloat(0), z: CGFloat(0))) { sum, i in
         sum.x += mesh[i].x
         sum.y += mesh[i].y
+        sum.z += depths[i]
       }
-      return FaceLandmark(
-        type: type, position: CGPoint(x: sum.x / CGFloat(indices.count), y: sum.y / CGFloat(indices.count)))
+      let n = CGFloat(indices.count)
+      return FaceLandmark(type: type, position: CGPoint(x: sum.x / n, y: sum.y / n), depth: sum.z / n)
     }
   }
 
-  /// The fifteen contours from the mesh in pixels.
-  static func contours(_ mesh: [CGPoint]) -> [FaceContour] {
-    FaceContourType.allCases.map { type in FaceContour(type: type, points: contourIndices[type]!.map { mesh[$0] }) }
+  /// The fifteen contours from the mesh in pixels, and the mesh's depth in pixels.
+  static func contours(_ mesh: [CGPoint], depths: [CGFloat]) -> [FaceContour] {
+    FaceContourType.allCases.map { type in
+      let indices = contourIndices[type]!
+      return FaceContour(type: type, points: indices.map { mesh[$0] }, depths: indices.map { depths[$0] })
+    }
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// optional blendshapes: MediaPipe's Face Landmarker.
 ///
 /// ```swift
-/// var options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
+/// let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: "Weights/face_landmarker.task"))
 /// options.outputFaceBlendshapes = true
 /// let landmarker = try FaceLandmarker(options: options)
 /// let result = try landmarker.detect(image: try MPImage(contentsOfFile: "face.jpg"))
@@ -14,8 +14,10 @@ import Foundation
 /// its landmarks; the detector runs only while fewer than `numFaces` faces are followed.
 /// Every method may be called from any thread; calls are serialised internally.
 public final class FaceLandmarker: @unchecked Sendable {
-  /// The options the landmarker was created with.
-  public let options: FaceLandmarkerOptions
+  /// A copy of the options the landmarker was created with (changing it changes nothing here).
+  public var options: FaceLandmarkerOptions { settings.copy() }
+  /// The task's own copy of its options, taken when it was created and never changed.
+  private let settings: FaceLandmarkerOptions
 
   /// The stages and their tracking state; only `runner`'s calls touch it, under its lock.
   private let pipeline: LandmarkerPipeline
@@ -28,8 +30,11 @@ public final class FaceLandmarker: @unchecked Sendable {
 
   /// Creates a landmarker; throws `VisionTaskError` for bad options or an unusable bundle.
   public init(options: FaceLandmarkerOptions) throws {
+    // A copy, taken first: the caller may change its options object later, or on another
+    // thread, and neither may reach this task.
+    let options = options.copy()
     try options.validate()
-    self.options = options
+    settings = options
     let pipeline = try ModelLoader.landmarkerPipeline(for: options)
     self.pipeline = pipeline
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
@@ -96,8 +101,8 @@ public final class FaceLandmarker: @unchecked Sendable {
   private func deliver(_ outcome: Result<[LandmarkerPipeline.Face], Error>, timestamp: Int) {
     let value = try? Self.result(outcome.get(), timestamp: timestamp)
     let error = outcome.failure
-    options.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
+    settings.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
       self, didFinishDetection: value, timestampInMilliseconds: timestamp, error: error)
-    options.liveStreamHandler?(value, timestamp, error)
+    settings.liveStreamHandler?(value, timestamp, error)
   }
 }

@@ -1,6 +1,11 @@
 /// Receives live-stream results of a `FaceLandmarker`: MediaPipe's
 /// `FaceLandmarkerLiveStreamDelegate`.
-public protocol FaceLandmarkerLiveStreamDelegate: AnyObject, Sendable {
+///
+/// Not `Sendable`, so that a plain `class X: NSObject, FaceLandmarkerLiveStreamDelegate`, as
+/// the guides write it, conforms in Swift 6. The landmarker calls it from its own serial
+/// queue, as MediaPipe does: state the delegate shares with other threads needs its own
+/// protection.
+public protocol FaceLandmarkerLiveStreamDelegate: AnyObject {
   /// Called on the landmarker's private serial queue, in timestamp order, once for every
   /// frame that was processed (dropped frames get no call). Exactly one of `result` and
   /// `error` is non-nil.
@@ -21,7 +26,11 @@ public enum LandmarkSmoothing: Sendable {
 
 /// How to build a `FaceLandmarker`: MediaPipe's `FaceLandmarkerOptions`, plus Visage
 /// extensions (the detector's model and search, `landmarkSmoothing`).
-public struct FaceLandmarkerOptions: Sendable {
+///
+/// A class, as MediaPipe's is: `let options = FaceLandmarkerOptions()` and then setting its
+/// properties works. `FaceLandmarker(options:)` takes a copy, so changing the options later
+/// does not reach a landmarker already made.
+public final class FaceLandmarkerOptions {
   /// The `face_landmarker.task` bundle.
   public var baseOptions: BaseOptions
   /// How images arrive; decides which `detect` method may be called.
@@ -81,6 +90,24 @@ public struct FaceLandmarkerOptions: Sendable {
     self.landmarkSmoothing = .everyFace
     self.searchesAllScales = false
     self.searchesAnyRotation = false
+  }
+
+  /// An independent copy (its `baseOptions` copied too); the delegate is the same object,
+  /// still held weakly.
+  public func copy() -> FaceLandmarkerOptions {
+    let copy = FaceLandmarkerOptions(
+      baseOptions: baseOptions.copy(), runningMode: runningMode, numFaces: numFaces,
+      minFaceDetectionConfidence: minFaceDetectionConfidence, minFacePresenceConfidence: minFacePresenceConfidence,
+      minTrackingConfidence: minTrackingConfidence, outputFaceBlendshapes: outputFaceBlendshapes,
+      outputFacialTransformationMatrixes: outputFacialTransformationMatrixes)
+    copy.faceLandmarkerLiveStreamDelegate = faceLandmarkerLiveStreamDelegate
+    copy.liveStreamHandler = liveStreamHandler
+    copy.faceDetectorModelAssetPath = faceDetectorModelAssetPath
+    copy.landmarkSmoothing = landmarkSmoothing
+    copy.searchesAllScales = searchesAllScales
+    copy.fullRangeDetectorModelAssetPath = fullRangeDetectorModelAssetPath
+    copy.searchesAnyRotation = searchesAnyRotation
+    return copy
   }
 
   /// Throws the `VisionTaskError` that `FaceLandmarker(options:)` would throw for these

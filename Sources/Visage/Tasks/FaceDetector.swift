@@ -18,8 +18,10 @@ import Foundation
 ///
 /// Every method may be called from any thread; calls are serialised internally.
 public final class FaceDetector: @unchecked Sendable {
-  /// The options the detector was created with.
-  public let options: FaceDetectorOptions
+  /// A copy of the options the detector was created with (changing it changes nothing here).
+  public var options: FaceDetectorOptions { settings.copy() }
+  /// The task's own copy of its options, taken when it was created and never changed.
+  private let settings: FaceDetectorOptions
   /// Whether the model (the one run on the whole image) is the full-range detector.
   public var isFullRange: Bool { search.primary.range == .full }
 
@@ -33,8 +35,11 @@ public final class FaceDetector: @unchecked Sendable {
 
   /// Creates a detector; throws `VisionTaskError` for bad options or an unusable model.
   public init(options: FaceDetectorOptions) throws {
+    // A copy, taken first: the caller may change its options object later, or on another
+    // thread, and neither may reach this task.
+    let options = options.copy()
     try options.validate()
-    self.options = options
+    settings = options
     let search = try ModelLoader.faceSearch(for: options, pool: options.baseOptions.threadPool())
     self.search = search
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
@@ -80,10 +85,10 @@ public final class FaceDetector: @unchecked Sendable {
 
   private func deliver(_ outcome: Result<FaceDetectorResult, Error>, timestamp: Int) {
     let (result, error) = (try? outcome.get(), outcome.failure)
-    if let delegate = options.faceDetectorLiveStreamDelegate {
+    if let delegate = settings.faceDetectorLiveStreamDelegate {
       delegate.faceDetector(self, didFinishDetection: result, timestampInMilliseconds: timestamp, error: error)
     }
-    options.liveStreamHandler?(result, timestamp, error)
+    settings.liveStreamHandler?(result, timestamp, error)
   }
 }
 

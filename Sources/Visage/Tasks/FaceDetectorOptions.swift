@@ -1,6 +1,10 @@
 /// Receives live-stream results of a `FaceDetector`: MediaPipe's
 /// `FaceDetectorLiveStreamDelegate`.
-public protocol FaceDetectorLiveStreamDelegate: AnyObject, Sendable {
+///
+/// Not `Sendable`, so that a plain `class X: NSObject, FaceDetectorLiveStreamDelegate`, as the
+/// guides write it, conforms in Swift 6. The detector calls it from its own serial queue, as
+/// MediaPipe does: state the delegate shares with other threads needs its own protection.
+public protocol FaceDetectorLiveStreamDelegate: AnyObject {
   /// Called on the detector's private serial queue, in timestamp order, once for every
   /// frame that was processed (dropped frames get no call). Exactly one of `result` and
   /// `error` is non-nil.
@@ -10,7 +14,11 @@ public protocol FaceDetectorLiveStreamDelegate: AnyObject, Sendable {
 }
 
 /// How to build a `FaceDetector`: MediaPipe's `FaceDetectorOptions`.
-public struct FaceDetectorOptions: Sendable {
+///
+/// A class, as MediaPipe's is: `let options = FaceDetectorOptions()` and then setting its
+/// properties works. `FaceDetector(options:)` takes a copy, so changing the options later does
+/// not reach a detector already made.
+public final class FaceDetectorOptions {
   /// The model: a BlazeFace short-range (128×128) or full-range (192×192) `.tflite`, or a
   /// `.task` bundle holding `face_detector.tflite`.
   public var baseOptions: BaseOptions
@@ -70,6 +78,22 @@ public struct FaceDetectorOptions: Sendable {
     self.minSuppressionThreshold = minSuppressionThreshold
     searchesAllScales = false
     searchesAnyRotation = false
+  }
+
+  /// An independent copy (its `baseOptions` copied too); the delegate is the same object,
+  /// still held weakly.
+  public func copy() -> FaceDetectorOptions {
+    let copy = FaceDetectorOptions(
+      baseOptions: baseOptions.copy(), runningMode: runningMode, minDetectionConfidence: minDetectionConfidence,
+      minSuppressionThreshold: minSuppressionThreshold)
+    copy.faceDetectorLiveStreamDelegate = faceDetectorLiveStreamDelegate
+    copy.liveStreamHandler = liveStreamHandler
+    copy.searchesAllScales = searchesAllScales
+    copy.fullRangeDetectorModelAssetPath = fullRangeDetectorModelAssetPath
+    copy.searchesAnyRotation = searchesAnyRotation
+    copy.minFacePresenceConfidence = minFacePresenceConfidence
+    copy.landmarksModelAssetPath = landmarksModelAssetPath
+    return copy
   }
 
   /// Throws the `VisionTaskError` that `FaceDetector(options:)` would throw for these options

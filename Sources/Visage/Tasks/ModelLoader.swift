@@ -21,15 +21,15 @@ enum ModelLoader {
   /// The detectors a `FaceDetector` with `options` runs (already validated).
   static func faceSearch(for options: FaceDetectorOptions, pool: ThreadPool?) throws(VisionTaskError) -> FaceSearch {
     // The detector first, so that a missing or bad model path is reported as such.
-    let primary = try detectorModel(at: options.baseOptions.modelAssetPath)
+    let primary = try detectorModel(at: options.baseOptions.path)
     var verifier: (landmarks: LandmarkGraph, minPresence: Float)?
     if let minPresence = options.minFacePresenceConfidence {
-      let model = try landmarksModel(at: options.landmarksModelAssetPath, bundle: options.baseOptions.modelAssetPath)
+      let model = try landmarksModel(at: options.landmarksModelAssetPath, bundle: options.baseOptions.path)
       verifier = (try LandmarkGraph(model: model, pool: pool), minPresence)
     }
     return try faceSearch(
       primary: primary, allScales: options.searchesAllScales,
-      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.modelAssetPath,
+      fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.path,
       anyRotation: options.searchesAnyRotation, verifier: verifier, pool: pool)
   }
 
@@ -58,7 +58,7 @@ enum ModelLoader {
   /// `faceDetectorModelAssetPath` is set), sharing one set of threads: the three models run
   /// one after another.
   static func landmarkerPipeline(for options: FaceLandmarkerOptions) throws(VisionTaskError) -> LandmarkerPipeline {
-    let path = options.baseOptions.modelAssetPath
+    let path = options.baseOptions.path
     let bundle: TaskBundle
     do { bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: path)) } catch {
       throw .invalidModel(path.isEmpty ? "no model path given (baseOptions.modelAssetPath)" : "\(error)")

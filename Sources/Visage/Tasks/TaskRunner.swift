@@ -36,7 +36,7 @@ final class TaskRunner<Output>: @unchecked Sendable {
   ) {
     liveStream = LiveStreamRunner(label: label) { [weak self, weak owner] image, timestamp in
       guard let self, let owner else { return }
-      deliver(owner, Result { try lock.withLock { try process(image, timestamp) } }, timestamp)
+      deliver(owner, Result { try self.lock.withLock { try self.process(image, timestamp) } }, timestamp)
     }
   }
 
