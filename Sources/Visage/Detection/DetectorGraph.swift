@@ -66,8 +66,7 @@ final class DetectorGraph {
   /// Every detection scoring at least `minScore` in `rect` of `image`, before suppression,
   /// projected to normalized image coordinates: one pass of a wider search whose passes are
   /// suppressed together.
-  func candidates(_ image: MPImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection]
-  {
+  func candidates(_ image: MPImage, rect: NormalizedRect, minScore: Float) throws(VisionTaskError) -> [RawDetection] {
     let (raw, matrix) = try run(image, rect: rect, minScore: minScore)
     return raw.map { $0.projected(by: matrix) }
   }
