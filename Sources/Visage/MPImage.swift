@@ -145,7 +145,8 @@ public struct MPImage: Sendable {
     }
   }
 
-  private static func validate(width: Int, height: Int) throws {
+  /// Throws `MPImageError.dimensions` unless both sides are in 1...`maximumDimension`.
+  static func validate(width: Int, height: Int) throws {
     guard (1...maximumDimension).contains(width), (1...maximumDimension).contains(height) else {
       throw MPImageError.dimensions(width: width, height: height)
     }
@@ -191,6 +192,21 @@ public enum MPImageError: Error, Equatable, CustomStringConvertible {
   case rowStride(bytesPerRow: Int, minimum: Int)
   /// A mirrored orientation, which MediaPipe's tasks refuse.
   case unsupportedOrientation(MPImage.Orientation)
+  /// A YUV frame given with the wrong number of planes for its layout.
+  case planeCount(layout: MPImage.YUVLayout, actual: Int)
+  /// A YUV plane (named "Y", "U", "V", "UV" or "VU") whose rows are closer together than one
+  /// row of its samples.
+  case planeRowStride(plane: String, bytesPerRow: Int, minimum: Int)
+  /// A YUV plane whose buffer holds fewer bytes than its rows need (`Int.max` when the stride
+  /// times the rows overflows).
+  case planeSize(plane: String, expected: Int, actual: Int)
+  /// A Core Video pixel format `MPImage(pixelBuffer:)` does not read, by its four-character
+  /// code (`CVPixelBufferGetPixelFormatType`).
+  case unsupportedPixelFormat(UInt32)
+  /// A platform image with no pixels to read: a `UIImage` or `NSImage` without a `CGImage`, an
+  /// invalid `CMSampleBuffer` or one without an image buffer, a pixel buffer that cannot be
+  /// locked. The text says which.
+  case unreadableSource(String)
 
   public var description: String {
     switch self {
@@ -202,6 +218,25 @@ public enum MPImageError: Error, Equatable, CustomStringConvertible {
       "bytesPerRow \(stride) is smaller than one row of pixels (\(minimum) bytes)"
     case .unsupportedOrientation(let o):
       "unsupported image orientation '\(o.rawValue)': mirrored orientations are not supported (as in MediaPipe)"
+    case .planeCount(let layout, let actual):
+      "a \(layout.rawValue) frame has \(layout.planeCount) planes (\(layout.planeNames.joined(separator: ", "))); got \(actual)"
+    case .planeRowStride(let plane, let stride, let minimum):
+      "the \(plane) plane's bytesPerRow \(stride) is smaller than one row of its samples (\(minimum) bytes)"
+    case .planeSize(let plane, let expected, let actual):
+      "the \(plane) plane holds \(actual) bytes; its rows need \(expected)"
+    case .unsupportedPixelFormat(let code):
+      "unsupported pixel format \(Self.fourCharacterCode(code)): MPImage(pixelBuffer:) reads 'BGRA', 'RGBA', "
+        + "'420v', '420f', 'y420' and 'f420'"
+    case .unreadableSource(let reason):
+      "cannot read the image: \(reason)"
     }
+  }
+
+  /// A pixel format's four-character code quoted ('420v'), or in hexadecimal when its bytes are
+  /// not printable ASCII.
+  static func fourCharacterCode(_ code: UInt32) -> String {
+    let bytes = (0..<4).map { UInt8(truncatingIfNeeded: code >> (24 - 8 * $0)) }
+    guard bytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { return "0x" + String(code, radix: 16) }
+    return "'" + String(decoding: bytes, as: UTF8.self) + "'"
   }
 }

@@ -13,6 +13,7 @@ struct Bench: ParsableCommand {
       Build with -c release. Examples:
         swift run -c release visage bench
         swift run -c release visage bench --threads 2 --only face_landmarks_detector --profile
+        swift run -c release visage bench --only nv12_frame
       For LiteRT side by side in the same run: python3 Benchmarks/compare.py
       """)
 
@@ -35,7 +36,7 @@ struct Bench: ParsableCommand {
   /// `landmarker_load`: reading face_landmarker.task and preparing all its models
   /// (detector, landmarks, blendshapes, geometry), as `FaceLandmarker(options:)` does.
   static let pipelineNames = ["detector_image", "landmarker_image", "landmarker_video", "landmarker_load"]
-  static var itemNames: [String] { BundledWeights.modelNames + pipelineNames }
+  static var itemNames: [String] { BundledWeights.modelNames + pipelineNames + frameNames }
 
   @Option(help: "json or text (text on a terminal).")
   var output: OutputFormat?
@@ -75,6 +76,10 @@ struct Bench: ParsableCommand {
       print("name".padding(toLength: 28, withPad: " ", startingAt: 0) + "     min ms  median ms     p90 ms")
     }
     for name in names {
+      if Bench.frameNames.contains(name) {
+        report(name, measureFrame(), format)
+        continue
+      }
       if Bench.pipelineNames.contains(name) {
         let stats = try measurePipeline(name)
         report(name, stats, format)
@@ -144,7 +149,7 @@ struct Bench: ParsableCommand {
       }
     case "landmarker_image", "landmarker_video":
       // One face, blendshapes and transformation matrices on, as MediaPipe is timed.
-      var options = FaceLandmarkerOptions(
+      let options = FaceLandmarkerOptions(
         baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads), outputFaceBlendshapes: true,
         outputFacialTransformationMatrixes: true)
       if name == "landmarker_image" {
