@@ -2,9 +2,9 @@ import Visage
 
 /// The encoded image formats VisageImageIO reads.
 public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible {
-  /// Portable Network Graphics, read and written with libpng.
+  /// Portable Network Graphics, read and written with libpng (ImageIO on Apple platforms).
   case png
-  /// JPEG (JFIF, Exif, Adobe), read with libjpeg-turbo.
+  /// JPEG (JFIF, Exif, Adobe), read with libjpeg-turbo (ImageIO on Apple platforms).
   case jpeg
 
   /// The eight bytes every PNG file starts with.
@@ -36,7 +36,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
 /// Why an image could not be read, decoded or encoded.
 ///
 /// Errors from `MPImage(contentsOfFile:)` carry the file's path; errors from decoding bytes
-/// in memory have `path == nil`. Codec messages are libpng's and libjpeg's own.
+/// in memory have `path == nil`. Codec messages are libpng's and libjpeg's own (on Apple
+/// platforms, a sentence on what ImageIO reported).
 public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   /// The file could not be read: it is missing, a directory, not readable, ...
   /// `reason` is the system's explanation.

@@ -1,5 +1,9 @@
-import CJPEG
 import Visage
+
+// Apple platforms decode through ImageIO (Apple/SystemCodec.swift); elsewhere libjpeg-turbo.
+#if !canImport(ImageIO)
+  import CJPEG
+#endif
 
 /// JPEG decoding with libjpeg-turbo.
 ///
@@ -15,6 +19,13 @@ import Visage
 /// Colour profiles are ignored. This decoder gives the stored pixels only; the Exif
 /// orientation is read and applied by `MPImage(encoded:orientation:limits:)` and
 /// `MPImage(contentsOfFile:orientation:limits:)` (see `ExifOrientation`).
+///
+/// On Apple platforms libjpeg is not linked: ImageIO decodes (with its own IDCT, upsampling and
+/// CMYK handling) and Core Graphics draws the result into 8-bit RGB (`MPImage(cgImage:)`),
+/// matching colours where the file has a colour profile; so pixels may differ slightly from
+/// the Linux build's. The size limits are checked the same way, before the pixels are decoded;
+/// errors carry ImageIO's status rather than libjpeg's message, and damage ImageIO tolerates
+/// (it may fill a cut-off image with gray) is no error there.
 public enum JPEG {
   /// Decodes a JPEG file held in memory.
   ///
@@ -31,14 +42,18 @@ public enum JPEG {
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt` with
   ///   libjpeg's message, `.unsupported` or `.outOfMemory`.
   public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> MPImage {
-    try decodeInTwoPhases(bytes, format: .jpeg, limits: limits, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
-      status, message in
-      switch Int(status) {
-      case Int(VISAGE_JPEG_TRUNCATED): .truncated(format: .jpeg, message: message, path: nil)
-      case Int(VISAGE_JPEG_UNSUPPORTED): .unsupported(format: .jpeg, message: message, path: nil)
-      case Int(VISAGE_JPEG_OUT_OF_MEMORY): .outOfMemory(format: .jpeg, path: nil)
-      default: .corrupt(format: .jpeg, message: message, path: nil)
+    #if canImport(ImageIO)
+      try SystemCodec.decode(bytes, format: .jpeg, limits: limits)
+    #else
+      try decodeInTwoPhases(bytes, format: .jpeg, limits: limits, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
+        status, message in
+        switch Int(status) {
+        case Int(VISAGE_JPEG_TRUNCATED): .truncated(format: .jpeg, message: message, path: nil)
+        case Int(VISAGE_JPEG_UNSUPPORTED): .unsupported(format: .jpeg, message: message, path: nil)
+        case Int(VISAGE_JPEG_OUT_OF_MEMORY): .outOfMemory(format: .jpeg, path: nil)
+        default: .corrupt(format: .jpeg, message: message, path: nil)
+        }
       }
-    }
+    #endif
   }
 }

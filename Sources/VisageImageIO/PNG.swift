@@ -1,15 +1,17 @@
-import CPNG
 import Visage
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
+// Apple platforms decode and encode through ImageIO (Apple/SystemCodec.swift); elsewhere libpng.
+#if !canImport(ImageIO)
+  import CPNG
+
+  #if canImport(Glibc)
+    import Glibc
+  #elseif canImport(Musl)
+    import Musl
+  #endif
 #endif
 
-/// PNG decoding and encoding with libpng.
+/// PNG decoding and encoding with libpng; on Apple platforms with ImageIO (see below).
 ///
 /// Decoding accepts every standard PNG: gray, gray with alpha, palette (with or without tRNS),
 /// RGB and RGBA at every bit depth (1, 2, 4, 8, 16), interlaced or not. The result is always
@@ -18,6 +20,13 @@ import Visage
 /// compositing, and gray is replicated. gAMA, cHRM, sRGB and iCCP are ignored, as in MediaPipe
 /// and OpenCV: samples are used as stored. An `eXIf` orientation is read and applied by
 /// `MPImage(encoded:orientation:limits:)`, not here (see `ExifOrientation`).
+///
+/// On Apple platforms libpng is not linked: ImageIO decodes, and the result is drawn into 8-bit
+/// RGB by Core Graphics (`MPImage(cgImage:)`), which may match colours where the file has a
+/// colour profile, gamma or gray samples, and keeps translucent pixels premultiplied (composited
+/// over black). The size limits are checked the same way, before the pixels are decoded; errors
+/// carry ImageIO's status rather than libpng's message, and damage ImageIO tolerates is no
+/// error there.
 public enum PNG {
   /// Decodes a PNG file held in memory.
   ///
@@ -30,36 +39,52 @@ public enum PNG {
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt`
   ///   with libpng's message, or `.outOfMemory`.
   public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> MPImage {
-    try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
-      status, message in
-      switch Int(status) {
-      case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)
-      case Int(VISAGE_PNG_OUT_OF_MEMORY): .outOfMemory(format: .png, path: nil)
-      default: .corrupt(format: .png, message: message, path: nil)
+    #if canImport(ImageIO)
+      try SystemCodec.decode(bytes, format: .png, limits: limits)
+    #else
+      try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
+        status, message in
+        switch Int(status) {
+        case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)
+        case Int(VISAGE_PNG_OUT_OF_MEMORY): .outOfMemory(format: .png, path: nil)
+        default: .corrupt(format: .png, message: message, path: nil)
+        }
       }
-    }
+    #endif
   }
 
   /// Encodes an image as an 8-bit RGB, non-interlaced PNG with libpng's default compression
   /// and filters. Orientation is not recorded: the stored pixels are written as they are.
+  /// On Apple platforms ImageIO writes it (an 8-bit RGB PNG with ImageIO's own compression and
+  /// filters, so other bytes for the same pixels).
   ///
-  /// - Throws: `ImageIOError.encodingFailed` or `.outOfMemory` if libpng fails.
+  /// - Throws: `ImageIOError.encodingFailed` or `.outOfMemory` if libpng (ImageIO) fails.
   public static func encode(_ image: MPImage) throws -> [UInt8] {
-    var output: UnsafeMutablePointer<UInt8>? = nil
-    var size = 0
-    let result = image.pixels.withUnsafeBufferPointer { pixels in
-      callCodec {
-        visage_png_encode(
-          pixels.baseAddress, UInt32(image.width), UInt32(image.height), &output, &size, $0, $1)
-      }
-    }
-    guard Int(result.status) == Int(VISAGE_PNG_OK), let output else {
-      if Int(result.status) == Int(VISAGE_PNG_OUT_OF_MEMORY) {
-        throw ImageIOError.outOfMemory(format: .png, path: nil)
-      }
-      throw ImageIOError.encodingFailed(format: .png, message: result.message)
-    }
-    defer { free(output) }
-    return Array(UnsafeBufferPointer(start: output, count: size))
+    #if canImport(ImageIO)
+      try SystemCodec.encodePNG(image)
+    #else
+      try encodeWithLibpng(image)
+    #endif
   }
+
+  #if !canImport(ImageIO)
+    private static func encodeWithLibpng(_ image: MPImage) throws -> [UInt8] {
+      var output: UnsafeMutablePointer<UInt8>? = nil
+      var size = 0
+      let result = image.pixels.withUnsafeBufferPointer { pixels in
+        callCodec {
+          visage_png_encode(
+            pixels.baseAddress, UInt32(image.width), UInt32(image.height), &output, &size, $0, $1)
+        }
+      }
+      guard Int(result.status) == Int(VISAGE_PNG_OK), let output else {
+        if Int(result.status) == Int(VISAGE_PNG_OUT_OF_MEMORY) {
+          throw ImageIOError.outOfMemory(format: .png, path: nil)
+        }
+        throw ImageIOError.encodingFailed(format: .png, message: result.message)
+      }
+      defer { free(output) }
+      return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+  #endif
 }
