@@ -20,6 +20,9 @@ import PackageDescription
   let instructionSetCopies: [(name: String, cpu: String)] = []
 #endif
 
+// Platforms with no ImageIO, where VisageImageIO decodes with libpng and libjpeg-turbo.
+let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
   name: "Visage",
   platforms: [.macOS(.v13), .iOS(.v16)],
@@ -28,6 +31,7 @@ let package = Package(
     .library(name: "VisageTFLite", targets: ["VisageTFLite"]),
     .library(name: "Visage", targets: ["Visage"]),
     .library(name: "VisageImageIO", targets: ["VisageImageIO"]),
+    .library(name: "VisageMLKit", targets: ["VisageMLKit"]),
     .executable(name: "visage", targets: ["visage"]),
   ],
   dependencies: [
@@ -74,8 +78,19 @@ let package = Package(
     // The face stages (detector, landmarker, ...) and the image type they take: no codecs,
     // no flatbuffer parsing of their own.
     .target(name: "Visage", dependencies: ["VisageTFLite", "CVisageISA"]),
-    // PNG and JPEG files to `MPImage` and back (libpng, libjpeg-turbo).
-    .target(name: "VisageImageIO", dependencies: ["Visage", "CPNG", "CJPEG"]),
+    // PNG and JPEG files to `MPImage` and back (libpng, libjpeg-turbo; ImageIO on Apple platforms).
+    .target(
+      name: "VisageImageIO",
+      dependencies: [
+        "Visage", .target(name: "CPNG", condition: .when(platforms: nonApple)),
+        .target(name: "CJPEG", condition: .when(platforms: nonApple)),
+      ]),
+    // Google ML Kit's face detection API (`FaceDetector`, `VisionImage`, `Face`, and the
+    // Firebase-era `Vision` names), in its own module as ML Kit is apart from MediaPipe, so its
+    // `FaceDetector` and `Face` do not clash with Visage's. Its models are built in.
+    .target(
+      name: "VisageMLKit", dependencies: ["Visage", "VisageImageIO"],
+      resources: [.copy("Models/face_landmarker.task"), .copy("Models/face_detection_full_range.tflite")]),
 
     // MARK: Executables
 
@@ -98,6 +113,19 @@ let package = Package(
     .testTarget(
       name: "VisageTests",
       dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
+    // ML Kit's guide and documented behaviour; again in Swift 5 mode from the same files
+    // (Tests/VisageMLKitSwift5Tests links to them).
+    .testTarget(name: "VisageMLKitTests", dependencies: ["VisageMLKit", "VisageTestSupport"]),
+    .testTarget(
+      name: "VisageMLKitSwift5Tests", dependencies: ["VisageMLKit", "VisageTestSupport"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
+    // The MediaPipe guides' calls in their order, compiled twice: in Swift 6 language mode,
+    // and in Swift 5 from the same files (Tests/GuideCodeSwift5Tests links to them).
+    .testTarget(
+      name: "GuideCodeTests", dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageTestSupport"]),
+    .testTarget(
+      name: "GuideCodeSwift5Tests", dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageTestSupport"],
+      swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(
       name: "VisageImageIOTests", dependencies: ["VisageImageIO", "Visage", "VisageTestSupport"]),
     .testTarget(
