@@ -89,8 +89,7 @@ struct Analyze: ParsableCommand {
     try reporter.finish()
   }
 
-  private func report(_ faces: [Face], frame: Frame, image: MPImage, frames: InputFrames, reporter: Reporter) throws
-  {
+  private func report(_ faces: [Face], frame: Frame, image: MPImage, frames: InputFrames, reporter: Reporter) throws {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(faces)
