@@ -10,7 +10,7 @@ public typealias FaceContourType = Visage.FaceContourType
 ///
 /// Positions are in pixels of the upright picture the image's orientation describes. Each
 /// optional value comes with a `has…` flag, as in ML Kit; a value whose flag is false reads 0.
-public final class Face {
+public final class Face: Sendable {
   /// The box around the face, forehead to chin.
   public let frame: CGRect
   /// The landmarks found (see `FaceDetectorOptions.landmarkMode`).
@@ -76,7 +76,7 @@ public final class Face {
 }
 
 /// A point of interest on a face: ML Kit's `FaceLandmark`.
-public final class FaceLandmark {
+public final class FaceLandmark: Sendable {
   /// Which landmark this is.
   public let type: FaceLandmarkType
   /// Where it is: a `Vision3DPoint`, its depth from the face mesh.
@@ -89,7 +89,7 @@ public final class FaceLandmark {
 }
 
 /// The outline of a facial feature: ML Kit's `FaceContour`.
-public final class FaceContour {
+public final class FaceContour: Sendable {
   /// Which outline this is.
   public let type: FaceContourType
   /// Its points, in ML Kit's order and number (`FaceContourType.pointCount`): `Vision3DPoint`s.

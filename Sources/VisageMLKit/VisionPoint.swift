@@ -1,7 +1,10 @@
 import Foundation
 
 /// A point in an image, in pixels of the upright picture: ML Kit's `VisionPoint`.
-public class VisionPoint: CustomStringConvertible {
+///
+/// Immutable, so it may cross threads: `@unchecked` only because a class open to a subclass
+/// (`Vision3DPoint`) cannot be checked.
+public class VisionPoint: CustomStringConvertible, @unchecked Sendable {
   /// The horizontal position, from the left edge.
   public let x: CGFloat
   /// The vertical position, from the top edge.
@@ -17,7 +20,7 @@ public class VisionPoint: CustomStringConvertible {
 }
 
 /// A point with depth: ML Kit's `Vision3DPoint`. Landmarks and contour points are these.
-public final class Vision3DPoint: VisionPoint {
+public final class Vision3DPoint: VisionPoint, @unchecked Sendable {
   /// Depth, on the scale of `x`: smaller is nearer the camera; the face mesh's depth, about
   /// zero at the centre of the head.
   public let z: CGFloat
