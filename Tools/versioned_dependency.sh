@@ -3,7 +3,9 @@
 # (issue 15): a clone of this repository's HEAD tagged 1.0.0, named with `from: "1.0.0"`,
 # built with a plain `swift build -c release` (no flags). The program runs the face detector
 # on the astronaut 200 times and prints the instruction set the kernels chose, the faces found
-# and the median and minimum detect time; then once more capped at the baseline.
+# and the median and minimum detect time; then once more capped at the baseline. A second
+# program uses VisageMLKit with no model path, so the built-in models must come from the
+# dependency's resource bundle (Bundle.module), as an app gets them.
 #
 #     bash Tools/versioned_dependency.sh
 set -euo pipefail
@@ -26,8 +28,19 @@ let package = Package(
       name: "Consumer",
       dependencies: [
         .product(name: "Visage", package: "visage"), .product(name: "VisageImageIO", package: "visage"),
-      ])
+      ]),
+    .executableTarget(name: "MLKitConsumer", dependencies: [.product(name: "VisageMLKit", package: "visage")]),
   ])
+EOF
+mkdir -p "$work/consumer/Sources/MLKitConsumer"
+cat >"$work/consumer/Sources/MLKitConsumer/main.swift" <<EOF
+import VisageMLKit
+
+let options = FaceDetectorOptions()
+options.landmarkMode = .all
+let image = try VisionImage(contentsOfFile: "$work/visage/Tests/Fixtures/images/astronaut.png")
+let faces = try FaceDetector.faceDetector(options: options).results(in: image)
+print("VisageMLKit with its built-in models: \\(faces.count) face, frame \\(faces[0].frame), \\(faces[0].landmarks.count) landmarks")
 EOF
 # VisageKernels is not a product: its module comes in with Visage's, and the program imports it
 # only to print the instruction set the kernels chose.
@@ -55,3 +68,4 @@ cd "$work/consumer"
 swift build -c release 2>&1 | tail -1
 ./.build/release/Consumer
 VISAGE_MAX_ISA=baseline ./.build/release/Consumer
+./.build/release/MLKitConsumer
