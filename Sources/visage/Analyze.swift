@@ -79,7 +79,7 @@ struct Analyze: ParsableCommand {
     let fullRangePath =
       model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
     let analyzer = try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath)) }
-    processEach(frames, reporter: reporter) { image, timestamp in
+    processEach(frames, reporter: reporter, decodeAhead: io.decodeAhead) { image, timestamp in
       runningMode == .image
         ? try analyzer.analyze(image: image)
         : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)

@@ -80,7 +80,10 @@ struct Detect: ParsableCommand {
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
-    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "detections", taskName: "detector") {
+    try runTask(
+      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, resultsKey: "detections",
+      taskName: "detector"
+    ) {
       handler in
       try makeTask {
         try FaceDetector(

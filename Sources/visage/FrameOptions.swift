@@ -24,7 +24,10 @@ struct FrameOptions: ParsableArguments {
   )
   var fps: Double?
 
-  @Option(help: "Threads the models' larger layers are shared over, 1...64 (results are the same for any count).")
+  @Option(
+    help:
+      "Threads the models' larger layers are shared over, 1...64; above 1, that many later inputs of a batch also decode meanwhile (results and their order are the same for any count)."
+  )
   var threads = 1
 
   @Option(help: "json or text (text on a terminal).")
@@ -38,6 +41,10 @@ struct FrameOptions: ParsableArguments {
       "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them)."
   )
   var ignoreExif = false
+
+  /// How many inputs decode ahead of the one being processed, in image and video mode: as
+  /// many as `--threads`, when above 1.
+  var decodeAhead: Int { threads > 1 ? threads : 0 }
 
   /// `--threads` is checked by each command with the rest of its task's options
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.

@@ -141,17 +141,24 @@ final class InputFrames {
 
   /// The next input, decoded, or `nil` after the last. A stream that breaks yields one
   /// failed frame and then ends, since nothing after the break can be read.
-  func next() -> Frame? {
+  func next() -> Frame? { nextJob().map { $0() } }
+
+  /// The next input, to decode: what must be read in order (the next path, record line or
+  /// stream frame) is read now; the decoding, which needs nothing of this object, is what the
+  /// closure does, so it may run on another thread (`DecodeAhead`).
+  func nextJob() -> (@Sendable () -> Frame)? {
     let index = nextIndex
+    let orientation = imposedOrientation
     switch source {
     case .paths(let paths):
       guard index < paths.count else { return nil }
       nextIndex += 1
-      return fileFrame(index, path: paths[index])
+      let path = paths[index]
+      return { Self.fileFrame(index, path: path, orientation: orientation) }
     case .lines(let nextPath):
       guard let path = nextPath() else { return nil }
       nextIndex += 1
-      return fileFrame(index, path: path)
+      return { Self.fileFrame(index, path: path, orientation: orientation) }
     case .records(let reader, let name):
       while let line = reader.next() {
         // Records are numbered by line, blank lines included, so a message points at its line.
@@ -159,30 +166,33 @@ final class InputFrames {
         nextLine += 1
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
-        let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: imposedOrientation)
-        return Frame(index: index, source: record.source, decoded: record.image)
+        return {
+          let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: orientation)
+          return Frame(index: index, source: record.source, decoded: record.image)
+        }
       }
       return nil
     case .stream(let reader, let stream):
-      // Frames of a stream are reported as `clip.y4m#12` (`stdin#12`).
+      // Frames of a stream are reported as `clip.y4m#12` (`stdin#12`). Read in order, here.
       let name = "\(stream)#\(index)"
       guard index != Int.max else { return nil }
+      let frame: Frame
       do {
         guard let image = try reader.get().nextFrame() else { return nil }
         nextIndex += 1
-        return Frame(index: index, source: name, image: .success(image))
+        frame = Frame(index: index, source: name, image: .success(image))
       } catch {
         nextIndex = Int.max
-        return Frame(index: index, source: name, image: .failure(error))
+        frame = Frame(index: index, source: name, image: .failure(error))
       }
+      return { frame }
     }
   }
 
   /// The frame of the image file at `path`.
-  private func fileFrame(_ index: Int, path: String) -> Frame {
+  private static func fileFrame(_ index: Int, path: String, orientation: MPImage.Orientation?) -> Frame {
     Frame(
-      index: index, source: path,
-      decoded: Result { try DecodedImage(contentsOfFile: path, orientation: imposedOrientation) })
+      index: index, source: path, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: orientation) })
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one

@@ -97,7 +97,10 @@ struct Landmark: ParsableCommand {
     let bundle = try model ?? BundledWeights.taskBundle()
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
-    try runTask(runningMode, frames: frames, reporter: reporter, resultsKey: "faceLandmarks", taskName: "landmarker") {
+    try runTask(
+      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, resultsKey: "faceLandmarks",
+      taskName: "landmarker"
+    ) {
       handler in
       try makeTask {
         try FaceLandmarker(

@@ -18,14 +18,15 @@ extension FaceLandmarker: FrameTask {}
 /// image and video mode). In live-stream mode a dropped frame gets a `"dropped": true` line
 /// with an empty `resultsKey` array.
 func runTask<Task: FrameTask>(
-  _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, resultsKey: String, taskName: String,
+  _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, decodeAhead: Int, resultsKey: String,
+  taskName: String,
   make: (_ liveStreamHandler: (@Sendable (Task.Result?, Int, (any Error)?) -> Void)?) throws -> Task,
   report: @escaping (Task.Result, Frame, MPImage) throws -> Void
 ) throws {
   switch mode {
   case .image, .video:
     let task = try make(nil)
-    processEach(frames, reporter: reporter) { image, timestamp in
+    processEach(frames, reporter: reporter, decodeAhead: decodeAhead) { image, timestamp in
       mode == .image
         ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
     } report: { result, frame, image in
@@ -46,12 +47,14 @@ func runTask<Task: FrameTask>(
 
 /// Image and video mode: runs `process` on each frame in order, with the frame's timestamp,
 /// and reports the result; a frame that cannot be decoded or processed gets an error line
-/// and the loop goes on.
+/// and the loop goes on. With `decodeAhead` above 0 that many later inputs decode on other
+/// threads meanwhile (`DecodeAhead`).
 func processEach<Result>(
-  _ frames: InputFrames, reporter: Reporter, process: (MPImage, Int) throws -> Result,
+  _ frames: InputFrames, reporter: Reporter, decodeAhead: Int, process: (MPImage, Int) throws -> Result,
   report: (Result, Frame, MPImage) throws -> Void
 ) {
-  while let frame = frames.next() {
+  let inputs = DecodeAhead(frames, depth: decodeAhead)
+  while let frame = inputs.next() {
     do {
       let image = try frame.image.get()
       try report(process(image, frames.timestamp(frame.index)), frame, image)

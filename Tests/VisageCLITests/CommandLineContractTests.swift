@@ -124,6 +124,24 @@ import VisageTestSupport
     #expect(one.stdout == two.stdout)
   }
 
+  /// With `--threads` above 1 a batch decodes later inputs on other threads meanwhile; the
+  /// lines, a failed input's among them, come out the same and in input order, in every
+  /// command and in video mode.
+  @Test(arguments: ["detect", "landmark", "analyze"]) func decodingAheadKeepsTheBatchAsItWas(command: String) throws {
+    let garbage = NSTemporaryDirectory() + "visage-cli-ahead-\(UUID().uuidString).jpg"
+    try Data("not an image".utf8).write(to: URL(fileURLWithPath: garbage))
+    defer { try? FileManager.default.removeItem(atPath: garbage) }
+    let inputs = [Self.astronaut, garbage] + Array(repeating: Self.astronaut, count: 3) + [garbage, Self.astronaut]
+    for mode in ["image", "video"] {
+      let arguments = [command] + inputs + ["--running-mode", mode, "--output", "json"]
+      let one = try CLI.run(arguments)
+      let three = try CLI.run(arguments + ["--threads", "3"])
+      #expect(one.status == 1 && three.status == 1)
+      #expect(one.stdout == three.stdout, "\(command) in \(mode) mode")
+      #expect(try three.jsonLines().count == inputs.count)
+    }
+  }
+
   /// Without the flags the optional arrays are absent, as the contract's comments say.
   @Test func optionalFieldsOnlyWhenAsked() throws {
     let line = try #require(try CLI.run(["landmark", Self.astronaut, "--output", "json"]).jsonLines().first)
