@@ -5,15 +5,32 @@ import Foundation
 public enum BundledModels {
   /// The path of a bundled model file.
   ///
-  /// - Throws: `VisageMLKitError.missingBundledModel` when the resource bundle is not beside
-  ///   the program (SwiftPM puts it next to the executable it builds).
+  /// - Throws: `VisageMLKitError.missingBundledModel` when the model is not in the module's
+  ///   resource bundle, or the bundle is not beside the program (SwiftPM puts it next to the
+  ///   executable it builds; a program copied elsewhere needs it too, or a `modelPath`).
   public static func path(of name: String) throws -> String {
     let url = URL(fileURLWithPath: name)
     guard
-      let path = Bundle.module.path(
+      let path = try resources().path(
         forResource: url.deletingPathExtension().lastPathComponent, ofType: url.pathExtension)
     else { throw VisageMLKitError.missingBundledModel(name) }
     return path
+  }
+
+  /// The module's resource bundle.
+  private static func resources() throws -> Bundle {
+    #if canImport(Darwin)
+      return Bundle.module
+    #else
+      // SwiftPM's `Bundle.module` stops the program (fatalError) when the bundle is not beside
+      // it, so it is looked for first: `<package>_VisageMLKit.resources` next to the program.
+      let folder = Bundle.main.bundleURL
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+      guard let name = names.first(where: { $0.hasSuffix("_VisageMLKit.resources") }),
+        let bundle = Bundle(path: folder.appendingPathComponent(name).path)
+      else { throw VisageMLKitError.missingBundledModel("the resource bundle beside \(folder.path)") }
+      return bundle
+    #endif
   }
 }
 

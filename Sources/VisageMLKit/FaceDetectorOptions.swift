@@ -75,7 +75,9 @@ public final class FaceDetectorOptions {
   /// Visage: the most faces analyzed per image. Default 10.
   public var maximumFaceCount = 10
   /// Visage: where `process(_:completion:)` calls its completion. Default the main queue, as
-  /// ML Kit does; a program with no main run loop (a server) should give its own queue.
+  /// ML Kit does; a program with no main run loop (a server) should give its own queue. A
+  /// completion written in main-actor code (a view controller's) must keep the main queue:
+  /// Swift takes it to run on the main actor.
   public var completionQueue: DispatchQueue = .main
 
   /// Options with ML Kit's defaults.

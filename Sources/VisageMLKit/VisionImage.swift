@@ -18,18 +18,20 @@ public final class VisionImage {
   private let source: Result<MPImage, any Error>
   /// The stored pixels as captured; nil when the platform image could not be read.
   public var image: MPImage? { try? source.get() }
-  /// How the stored pixels are turned (and mirrored) relative to the upright picture, with the
-  /// names of `UIImage.Orientation`. Default `.up`.
+  /// How the stored pixels are turned (and mirrored) relative to the upright picture: a
+  /// `UIImage.Orientation` where UIKit exists, as in ML Kit (so `image.imageOrientation` can
+  /// be assigned), elsewhere `MPImage.Orientation`, whose cases have the same names. Default
+  /// `.up`.
   ///
   /// Ignored while `metadata` is set: the Firebase-era guide sets the orientation there.
-  public var orientation: MPImage.Orientation
+  public var orientation: VisionImageOrientation
   /// Firebase ML Kit's way to give the orientation; when set, its `orientation` is used.
   public var metadata: VisionImageMetadata?
 
   /// An image of the stored pixels of `image`, keeping its orientation.
   public init(image: MPImage) {
     source = .success(image)
-    orientation = image.orientation
+    orientation = Self.visionOrientation(image.orientation)
   }
 
   /// An image read by `read`, whose error, if any, the detector reports.
@@ -50,7 +52,7 @@ public final class VisionImage {
 
   /// The orientation the detector applies: the metadata's if set, else `orientation`.
   var effectiveOrientation: MPImage.Orientation {
-    metadata?.orientation.imageOrientation ?? orientation
+    metadata?.orientation.imageOrientation ?? Self.imageOrientation(orientation)
   }
 
   /// The stored pixels with the effective orientation, mirroring undone (the same upright
@@ -62,6 +64,17 @@ public final class VisionImage {
     return oriented.removingMirroring()
   }
 }
+
+#if !canImport(UIKit)
+  /// The type of `VisionImage.orientation`: `UIImage.Orientation` where UIKit exists, as in ML
+  /// Kit; elsewhere `MPImage.Orientation`, whose eight cases have the same names and meaning.
+  public typealias VisionImageOrientation = MPImage.Orientation
+
+  extension VisionImage {
+    static func visionOrientation(_ orientation: MPImage.Orientation) -> VisionImageOrientation { orientation }
+    static func imageOrientation(_ orientation: VisionImageOrientation) -> MPImage.Orientation { orientation }
+  }
+#endif
 
 /// Firebase ML Kit's image metadata: the orientation of a camera frame.
 public final class VisionImageMetadata {

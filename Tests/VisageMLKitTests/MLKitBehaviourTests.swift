@@ -155,5 +155,10 @@ import struct Visage.MPImage
     options.minFaceSize = 0.1
     options.modelPath = "/nonexistent/face_landmarker.task"
     #expect(throws: (any Error).self) { try FaceDetector.faceDetector(options: options).results(in: image) }
+    // A model the resource bundle lacks is an error, not a stop.
+    #expect(throws: VisageMLKitError.missingBundledModel("no_such_model.tflite")) {
+      try BundledModels.path(of: "no_such_model.tflite")
+    }
+    #expect(try BundledModels.path(of: "face_landmarker.task").hasSuffix("face_landmarker.task"))
   }
 }

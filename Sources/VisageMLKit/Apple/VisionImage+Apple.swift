@@ -4,7 +4,27 @@
   import UIKit
   import Visage
 
+  /// The type of `VisionImage.orientation`: `UIImage.Orientation`, as in ML Kit.
+  public typealias VisionImageOrientation = UIImage.Orientation
+
   extension VisionImage {
+    static func visionOrientation(_ orientation: MPImage.Orientation) -> VisionImageOrientation {
+      switch orientation {
+      case .up: .up
+      case .down: .down
+      case .left: .left
+      case .right: .right
+      case .upMirrored: .upMirrored
+      case .downMirrored: .downMirrored
+      case .leftMirrored: .leftMirrored
+      case .rightMirrored: .rightMirrored
+      }
+    }
+
+    static func imageOrientation(_ orientation: VisionImageOrientation) -> MPImage.Orientation {
+      MPImage.Orientation(orientation)
+    }
+
     /// An image of a `UIImage`, as ML Kit's `VisionImage(image:)`. As ML Kit's guide says, give
     /// it an upright image (`imageOrientation` `.up`) and leave `orientation` at `.up`; the
     /// pixels are drawn and read now.

@@ -33,6 +33,8 @@ final class CameraFaces {
     let faceDetector = vision.faceDetector(options: options)
 
     let still = VisionImage(image: uiImage)
+    // The current SDK's guide: the image's own orientation, assigned as it comes.
+    still.orientation = uiImage.imageOrientation
     let cameraPosition = AVCaptureDevice.Position.front
     let metadata = VisionImageMetadata()
     metadata.orientation = imageOrientation(
