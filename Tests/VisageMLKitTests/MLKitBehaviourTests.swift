@@ -162,3 +162,35 @@ import struct Visage.MPImage
     #expect(try BundledModels.path(of: "face_landmarker.task").hasSuffix("face_landmarker.task"))
   }
 }
+
+/// `FaceDetectorOptions.copy()`, which a detector takes when it is made, lists its fields by
+/// hand: every field set away from its default must come through, and a field added later
+/// must be counted here (and copied).
+@Suite struct MLKitOptionsCopyTests {
+  @Test func optionsCopyEveryField() {
+    let options = FaceDetectorOptions()
+    options.performanceMode = .accurate
+    options.landmarkMode = .all
+    options.contourMode = .all
+    options.classificationMode = .all
+    options.minFaceSize = 0.3
+    options.isTrackingEnabled = true
+    options.reportsEveryLandmark = true
+    options.contoursForEveryFace = true
+    options.modelPath = "a.task"
+    options.fullRangeModelPath = "full.tflite"
+    options.threadCount = 3
+    options.maximumFaceCount = 2
+    options.completionQueue = DispatchQueue(label: "test.copy")
+    func fields(_ value: FaceDetectorOptions) -> [String: String] {
+      var fields: [String: String] = [:]
+      for child in Mirror(reflecting: value).children {
+        // A queue prints its label, which tells the two queues apart here.
+        fields[child.label ?? ""] = (child.value as? DispatchQueue)?.label ?? String(describing: child.value)
+      }
+      return fields
+    }
+    #expect(fields(options) == fields(options.copy()))
+    #expect(Mirror(reflecting: options).children.count == 13, "a field was added: copy() it, then count it here")
+  }
+}
