@@ -1,9 +1,6 @@
 import Visage
 
-// Apple platforms decode through ImageIO (Apple/SystemCodec.swift); elsewhere libjpeg-turbo.
-#if !canImport(ImageIO)
-  import CJPEG
-#endif
+// Through libjpeg-turbo, or ImageIO on Apple platforms (Codec.swift chooses).
 
 /// JPEG decoding with libjpeg-turbo.
 ///
@@ -42,18 +39,6 @@ public enum JPEG {
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt` with
   ///   libjpeg's message, `.unsupported` or `.outOfMemory`.
   public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> MPImage {
-    #if canImport(ImageIO)
-      try SystemCodec.decode(bytes, format: .jpeg, limits: limits)
-    #else
-      try decodeInTwoPhases(bytes, format: .jpeg, limits: limits, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK)) {
-        status, message in
-        switch Int(status) {
-        case Int(VISAGE_JPEG_TRUNCATED): .truncated(format: .jpeg, message: message, path: nil)
-        case Int(VISAGE_JPEG_UNSUPPORTED): .unsupported(format: .jpeg, message: message, path: nil)
-        case Int(VISAGE_JPEG_OUT_OF_MEMORY): .outOfMemory(format: .jpeg, path: nil)
-        default: .corrupt(format: .jpeg, message: message, path: nil)
-        }
-      }
-    #endif
+    try Codec.decode(bytes, format: .jpeg, limits: limits)
   }
 }

@@ -1,15 +1,6 @@
 import Visage
 
-// Apple platforms decode and encode through ImageIO (Apple/SystemCodec.swift); elsewhere libpng.
-#if !canImport(ImageIO)
-  import CPNG
-
-  #if canImport(Glibc)
-    import Glibc
-  #elseif canImport(Musl)
-    import Musl
-  #endif
-#endif
+// Through libpng, or ImageIO on Apple platforms (Codec.swift chooses).
 
 /// PNG decoding and encoding with libpng; on Apple platforms with ImageIO (see below).
 ///
@@ -39,18 +30,7 @@ public enum PNG {
   ///   `.tooManyPixels` when it claims more pixels than `limits` allow (checked likewise), `.truncated`, `.corrupt`
   ///   with libpng's message, or `.outOfMemory`.
   public static func decode(_ bytes: [UInt8], limits: ImageLimits = .default) throws -> MPImage {
-    #if canImport(ImageIO)
-      try SystemCodec.decode(bytes, format: .png, limits: limits)
-    #else
-      try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
-        status, message in
-        switch Int(status) {
-        case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)
-        case Int(VISAGE_PNG_OUT_OF_MEMORY): .outOfMemory(format: .png, path: nil)
-        default: .corrupt(format: .png, message: message, path: nil)
-        }
-      }
-    #endif
+    try Codec.decode(bytes, format: .png, limits: limits)
   }
 
   /// Encodes an image as an 8-bit RGB, non-interlaced PNG with libpng's default compression
@@ -60,31 +40,6 @@ public enum PNG {
   ///
   /// - Throws: `ImageIOError.encodingFailed` or `.outOfMemory` if libpng (ImageIO) fails.
   public static func encode(_ image: MPImage) throws -> [UInt8] {
-    #if canImport(ImageIO)
-      try SystemCodec.encodePNG(image)
-    #else
-      try encodeWithLibpng(image)
-    #endif
+    try Codec.encodePNG(image)
   }
-
-  #if !canImport(ImageIO)
-    private static func encodeWithLibpng(_ image: MPImage) throws -> [UInt8] {
-      var output: UnsafeMutablePointer<UInt8>? = nil
-      var size = 0
-      let result = image.pixels.withUnsafeBufferPointer { pixels in
-        callCodec {
-          visage_png_encode(
-            pixels.baseAddress, UInt32(image.width), UInt32(image.height), &output, &size, $0, $1)
-        }
-      }
-      guard Int(result.status) == Int(VISAGE_PNG_OK), let output else {
-        if Int(result.status) == Int(VISAGE_PNG_OUT_OF_MEMORY) {
-          throw ImageIOError.outOfMemory(format: .png, path: nil)
-        }
-        throw ImageIOError.encodingFailed(format: .png, message: result.message)
-      }
-      defer { free(output) }
-      return Array(UnsafeBufferPointer(start: output, count: size))
-    }
-  #endif
 }
