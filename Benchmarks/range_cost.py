@@ -11,7 +11,21 @@ of three such processes' mean time per image, model loading included once per pr
     swift build -c release --product visage
     .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4   # the README's figures
     .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4 --threads 2
+
+With --breakdown it instead says where the time of `--range all --any-rotation` goes (issue 31),
+from `visage detect --profile-search`: per pass kind and turn, the suppression and the looks
+(wall seconds and model runs per image), then over all model runs the warps, the models and
+the output decoding, and how many candidates reach the looks and how many the looks confirm.
+It runs on the crowd images of Tests/Fixtures/crowd (or the .jpg files of --crowd DIR, such as
+a set of Tools/make_crowd_fixtures.py) and on the first of them scaled to 4000x3000; each input
+is run once after one warm-up process.
+
+    .venv/bin/python Benchmarks/range_cost.py --breakdown --min-detection-confidence 0.4
+    .venv/bin/python Benchmarks/range_cost.py --breakdown --min-detection-confidence 0.4 --crowd /tmp/crowd
 """
+import glob
+import json
+import re
 import argparse
 import os
 import statistics
@@ -31,7 +45,12 @@ def main():
     parser.add_argument("--min-detection-confidence", default="0.5",
                         help="passed to visage detect (how many candidates get a second and third look)")
     parser.add_argument("--threads", default="1", help="passed to visage detect")
+    parser.add_argument("--breakdown", action="store_true", help="where the all-scales, any-rotation search's time goes")
+    parser.add_argument("--crowd", help="folder of crowd .jpg files for --breakdown (default: Tests/Fixtures/crowd)")
     a = parser.parse_args()
+    if a.breakdown:
+        breakdown(a)
+        return
     source = Image.open(os.path.join(ROOT, "Tests/Fixtures/crowd/crowd_00.jpg")).convert("RGB")
     tmp = tempfile.mkdtemp(prefix="visage-range-cost-")
     print("| image | range | any rotation | s / image | × short |")
@@ -53,6 +72,56 @@ def main():
                 seconds = statistics.median(runs)
                 baseline = baseline or seconds
                 print(f"| {w}×{h} | {rng} | {'yes' if rotation else 'no'} | {seconds:.3f} | {seconds / baseline:.1f} |", flush=True)
+
+
+def profiles(a, paths):
+    """`visage detect --profile-search` over `paths` in one process: one profile per input."""
+    args = [a.visage, "detect", "--threads", a.threads, "--range", "all", "--any-rotation", "--profile-search",
+            "--min-detection-confidence", a.min_detection_confidence, "--output", "json"]
+    subprocess.run(args + paths[:1], check=True, capture_output=True)  # warm-up
+    err = subprocess.run(args + paths, check=True, capture_output=True, text=True).stderr
+    return [json.loads(line)["searchProfile"] for line in err.splitlines() if line.startswith("{")]
+
+
+def report(title, found):
+    """Prints the mean per image of every phase kind (turns apart and summed) and the totals."""
+    n = len(found)
+    rows = {}
+    for profile in found:
+        for phase in profile["phases"]:
+            kind = re.sub(r" \d+°$", "", phase["name"])
+            turn = phase["name"][len(kind):].strip() or "-"
+            for key in [(kind, turn), (kind, "all")]:
+                seconds, runs = rows.get(key, (0.0, 0))
+                rows[key] = (seconds + phase["seconds"], runs + phase["inferences"])
+    total = sum(seconds for (kind, turn), (seconds, _) in rows.items() if turn == "all")
+    print(f"\n{title}: {n} image(s), mean per image")
+    print("| phase | turn | s | share | model runs |")
+    print("|---|---|---|---|---|")
+    for (kind, turn), (seconds, runs) in rows.items():
+        if turn != "all" and kind not in ("suppression", "looks"):
+            print(f"| {kind} | {turn} | {seconds / n:.3f} | {seconds / total:.0%} | {runs / n:.0f} |")
+    for (kind, turn), (seconds, runs) in rows.items():
+        if turn == "all":
+            print(f"| **{kind}** | all | {seconds / n:.3f} | {seconds / total:.0%} | {runs / n:.0f} |")
+    warp, model, decode = (sum(p[k] for p in found) / n for k in ("warpSeconds", "modelSeconds", "decodeSeconds"))
+    runs = sum(p["inferences"] for p in found) / n
+    print(f"| **search** | | {total / n:.3f} | 100% | {runs:.0f} |")
+    print(f"\nOver all model runs: warp {warp:.3f} s, model {model:.3f} s, output decoding {decode:.3f} s per image "
+          f"({model / runs * 1000:.2f} ms a run); candidates reaching the looks "
+          f"{sum(p['candidates'] for p in found) / n:.1f}, confirmed {sum(p['confirmed'] for p in found) / n:.1f} per image")
+
+
+def breakdown(a):
+    folder = a.crowd or os.path.join(ROOT, "Tests/Fixtures/crowd")
+    crowd = sorted(p for p in glob.glob(os.path.join(folder, "*.jpg")) if "negative" not in os.path.basename(p))
+    print(f"`visage detect --range all --any-rotation --min-detection-confidence {a.min_detection_confidence} "
+          f"--threads {a.threads} --profile-search`")
+    report(f"crowd images ({folder})", profiles(a, crowd))
+    tmp = tempfile.mkdtemp(prefix="visage-range-cost-")
+    big = os.path.join(tmp, "crowd_4000x3000.png")
+    Image.open(crowd[0]).convert("RGB").resize((4000, 3000), Image.BICUBIC).save(big)
+    report(f"{os.path.basename(crowd[0])} scaled to 4000x3000", profiles(a, [big]))
 
 
 if __name__ == "__main__":

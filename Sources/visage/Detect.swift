@@ -47,6 +47,12 @@ struct Detect: ParsableCommand {
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
+  @Flag(
+    help:
+      "For each input, print where a --range all or --any-rotation search's time went, as one JSON line on standard error (image and video mode)."
+  )
+  var profileSearch = false
+
   func validate() throws {
     if model != nil && range != .short { throw ValidationError("give either --model or --range \(range), not both") }
     try validateThroughLibrary { () throws(VisionTaskError) in
@@ -80,19 +86,26 @@ struct Detect: ParsableCommand {
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
+    var detector: FaceDetector?
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, resultsKey: "detections",
       taskName: "detector"
     ) {
       handler in
-      try makeTask {
-        try FaceDetector(
+      try makeTask { () throws -> FaceDetector in
+        let made = try FaceDetector(
           options: options(
             modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath, liveStreamHandler: handler
           ))
+        detector = made
+        return made
       }
     } report: { result, frame, image in
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
+      // Image and video mode report straight after the frame's search, so the profile is its own.
+      if profileSearch, runningMode != .liveStream, let profile = detector?.lastSearchProfile {
+        FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.source))\n".utf8))
+      }
     }
     try reporter.finish()
   }
@@ -205,5 +218,32 @@ extension JSON {
     ]
     if let presence = d.facePresence { fields.append(("facePresence", .float(presence))) }
     return .object(fields)
+  }
+}
+
+extension JSON {
+  /// `visage detect --profile-search`'s line for one input: see docs/cli.md.
+  static func searchProfile(_ profile: SearchProfile, source: String) -> JSON {
+    let times = profile.inference
+    return .object([
+      ("source", .string(source)),
+      (
+        "searchProfile",
+        .object([
+          (
+            "phases",
+            .array(
+              profile.phases.map {
+                .object([
+                  ("name", .string($0.name)), ("seconds", .double($0.seconds)), ("inferences", .int($0.inferences)),
+                ])
+              })
+          ),
+          ("candidates", .int(profile.candidates)), ("confirmed", .int(profile.confirmed)),
+          ("inferences", .int(times.runs)), ("warpSeconds", .double(times.warpSeconds)),
+          ("modelSeconds", .double(times.modelSeconds)), ("decodeSeconds", .double(times.decodeSeconds)),
+        ])
+      ),
+    ])
   }
 }

@@ -142,6 +142,34 @@ import VisageTestSupport
     }
   }
 
+  /// `--profile-search` adds one JSON line per input on standard error, saying where an
+  /// all-scales search's time went, and leaves standard output as it was.
+  @Test func searchProfileGoesToStandardError() throws {
+    let crowd = "Tests/Fixtures/crowd/crowd_00.jpg"
+    let arguments = ["detect", crowd, Self.astronaut, "--range", "all", "--output", "json"]
+    let plain = try CLI.run(arguments)
+    let profiled = try CLI.run(arguments + ["--profile-search"])
+    #expect(plain.status == 0 && profiled.status == 0 && plain.stdout == profiled.stdout)
+    let lines = profiled.stderr.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    #expect(lines.compactMap { $0["source"] as? String } == [crowd, Self.astronaut])
+    for line in lines {
+      let profile = try #require(line["searchProfile"] as? [String: Any])
+      let phases = try #require(profile["phases"] as? [[String: Any]])
+      #expect(
+        phases.compactMap { $0["name"] as? String } == [
+          "short whole 0°", "full whole 0°", "full tiles 0°", "small tiles 0°", "suppression", "looks",
+        ])
+      // Every model run falls in one phase, and each look confirms at most its candidate.
+      #expect(phases.compactMap { $0["inferences"] as? Int }.reduce(0, +) == profile["inferences"] as? Int)
+      #expect((profile["confirmed"] as? Int ?? .max) <= (profile["candidates"] as? Int ?? 0))
+      #expect((profile["modelSeconds"] as? Double ?? 0) > 0)
+    }
+    // MediaPipe's own search has nothing to profile.
+    #expect(try CLI.run(["detect", Self.astronaut, "--profile-search", "--output", "json"]).stderr.isEmpty)
+  }
+
   /// Without the flags the optional arrays are absent, as the contract's comments say.
   @Test func optionalFieldsOnlyWhenAsked() throws {
     let line = try #require(try CLI.run(["landmark", Self.astronaut, "--output", "json"]).jsonLines().first)

@@ -16,6 +16,8 @@ final class DetectorGraph {
   }
 
   let range: Range
+  /// The time this detector's runs took, stage by stage, since it was made (`SearchProfile`).
+  private(set) var times = InferenceTimes()
   private let interpreter: Interpreter
   private let imageToTensor: ImageToTensor
   private let decoder: TensorsToDetections
@@ -93,13 +95,20 @@ final class DetectorGraph {
   func run(
     _ image: MPImage, rect: NormalizedRect, minScore: Float
   ) throws(VisionTaskError) -> ([RawDetection], ProjectionMatrix) {
+    let start = monotonicSeconds()
     let matrix = try interpreter.withInput(0) { tensor in
       Result { () throws(VisionTaskError) in try imageToTensor.convert(image, rect: rect, into: tensor) }
     }.get()
+    let warped = monotonicSeconds()
     interpreter.invoke()
+    let invoked = monotonicSeconds()
     let raw = interpreter.withOutput(0) { boxes in
       interpreter.withOutput(1) { scores in decoder.decode(boxes: boxes, scores: scores, minScore: minScore) }
     }
+    times.runs += 1
+    times.warpSeconds += warped - start
+    times.modelSeconds += invoked - warped
+    times.decodeSeconds += monotonicSeconds() - invoked
     return (raw, matrix)
   }
 }

@@ -18,6 +18,8 @@ final class FaceSearch {
   /// Copies of the two detectors, one pair per thread of `pool`, that share out an all-scales
   /// search's tiles and looks; nil to run them one by one with `primary` and `fullRange`.
   private let crew: (pairs: [DetectorPair], pool: ThreadPool)?
+  /// Where the last wider search's time went; nil before one, and for the single model.
+  private(set) var lastProfile: SearchProfile?
 
   /// A short-range and a full-range detector, for one thread's tiles and looks.
   struct DetectorPair {
@@ -89,19 +91,37 @@ final class FaceSearch {
       fullRange == nil ? minScore : max(DetectorGraph.lookMinScore, min(minScore, Self.candidateScore))
     // The detectors that read the tiles and look at the candidates when there is no crew.
     let solo = fullRange.map { DetectorPair(primary: primary, fullRange: $0) }
+    var profile = SearchProfile()
+    let timesBefore = inferenceTimes()
+    /// `body`, timed into the profile under `name` with the model runs it made.
+    func phase<T>(_ name: String, _ body: () throws(VisionTaskError) -> T) throws(VisionTaskError) -> T {
+      let (start, runs) = (monotonicSeconds(), inferenceTimes().runs)
+      let result = try body()
+      profile.phases.append(
+        .init(name: name, seconds: monotonicSeconds() - start, inferences: inferenceTimes().runs - runs))
+      return result
+    }
     var found: [RawDetection] = []
     for turn in anyRotation ? [0, 90, 180, 270] : [0] {
       let degrees = upright + turn
       let whole = NormalizedRect.wholeImage(rotationDegrees: degrees, imageWidth: w, imageHeight: h)
-      var pass = try primary.candidates(image, rect: whole, minScore: passScore)
+      var pass = try phase("short whole \(turn)°") { () throws(VisionTaskError) in
+        try primary.candidates(image, rect: whole, minScore: passScore)
+      }
       if let solo {
-        pass += try solo.fullRange.candidates(image, rect: whole, minScore: passScore)
-        pass += try shared(tiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
-          try pair.fullRange.candidates(image, tiles: tiles[share], rotationDegrees: degrees, minScore: passScore)
+        pass += try phase("full whole \(turn)°") { () throws(VisionTaskError) in
+          try solo.fullRange.candidates(image, rect: whole, minScore: passScore)
         }
-        pass += try shared(smallFaceTiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
-          try pair.primary.candidates(
-            image, tiles: smallFaceTiles[share], rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore)
+        pass += try phase("full tiles \(turn)°") { () throws(VisionTaskError) in
+          try shared(tiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+            try pair.fullRange.candidates(image, tiles: tiles[share], rotationDegrees: degrees, minScore: passScore)
+          }
+        }
+        pass += try phase("small tiles \(turn)°") { () throws(VisionTaskError) in
+          try shared(smallFaceTiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+            try pair.primary.candidates(
+              image, tiles: smallFaceTiles[share], rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore)
+          }
         }
       }
       if anyRotation {
@@ -112,23 +132,44 @@ final class FaceSearch {
       }
       found += pass
     }
-    guard let solo else { return NonMaxSuppression.weighted(found, threshold: suppressionThreshold) }
+    defer {
+      profile.inference = inferenceTimes() - timesBefore
+      lastProfile = profile
+    }
+    guard let solo else {
+      return try phase("suppression") { NonMaxSuppression.weighted(found, threshold: suppressionThreshold) }
+    }
     // From the low candidate score, odd boxes are likelier; one with no area, on top of the
     // suppression, would match nothing (not even itself) and end it early.
-    let suppressed = NonMaxSuppression.weighted(found.filter(\.hasArea), threshold: suppressionThreshold)
-    let confirmed = try shared(suppressed.count, solo: solo) { (pair, share) throws(VisionTaskError) in
-      var faces: [RawDetection] = []
-      for candidate in suppressed[share] {
-        if let face = try confirm(
-          candidate, in: image, with: pair.primary, minScore: minScore, suppressionThreshold: suppressionThreshold),
-          face.score >= minScore
-        {
-          faces.append(face)
-        }
-      }
-      return faces
+    let suppressed = try phase("suppression") {
+      NonMaxSuppression.weighted(found.filter(\.hasArea), threshold: suppressionThreshold)
     }
+    profile.candidates = suppressed.count
+    let confirmed = try phase("looks") { () throws(VisionTaskError) in try confirmFaces() }
+    profile.confirmed = confirmed.count
     return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)
+
+    func confirmFaces() throws(VisionTaskError) -> [RawDetection] {
+      try shared(suppressed.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+        var faces: [RawDetection] = []
+        for candidate in suppressed[share] {
+          if let face = try confirm(
+            candidate, in: image, with: pair.primary, minScore: minScore, suppressionThreshold: suppressionThreshold),
+            face.score >= minScore
+          {
+            faces.append(face)
+          }
+        }
+        return faces
+      }
+    }
+  }
+
+  /// Every detector's run times so far, summed over the crew's copies too.
+  private func inferenceTimes() -> InferenceTimes {
+    var total = primary.times + (fullRange?.times ?? InferenceTimes())
+    for pair in crew?.pairs ?? [] { total = total + pair.primary.times + pair.fullRange.times }
+    return total
   }
 
   /// `work` over the items `0..<count`, its results in item order: with a crew, each

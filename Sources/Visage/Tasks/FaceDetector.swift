@@ -77,6 +77,10 @@ public final class FaceDetector: @unchecked Sendable {
     try runner.submit(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)")
   }
 
+  /// Where the last all-scales or any-rotation search's time went (`visage detect
+  /// --profile-search`); nil before one and for MediaPipe's single-model search.
+  package var lastSearchProfile: SearchProfile? { runner.locked { search.lastProfile } }
+
   /// Blocks until every live-stream frame handed over so far is processed or dropped, and
   /// its callback has returned. Useful at the end of a stream.
   public func waitUntilIdle() {

@@ -79,6 +79,11 @@ final class TaskRunner<Output>: @unchecked Sendable {
     }
   }
 
+  /// `body`'s value, read under the lock, so that it sees the state the last run left.
+  func locked<T>(_ body: () -> T) -> T {
+    lock.withLock(body)
+  }
+
   /// Blocks until every live-stream frame handed over so far is processed or dropped.
   func waitUntilIdle() {
     liveStream?.waitUntilIdle()
