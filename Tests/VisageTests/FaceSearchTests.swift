@@ -372,6 +372,44 @@ import VisageTestSupport
     #expect(matched.count >= 35, "\(matched.count) of \(entry.faces.count)")
     #expect(extra <= 2)
   }
+
+  // MARK: Bounds
+
+  /// A search too large for the work limit is refused before any model runs, with a message
+  /// that says what to do; the same image upright plans within it, as does a 12 MP photo
+  /// with any rotation (8,204 runs).
+  @Test func aSearchTooLargeIsRefusedAtOnce() throws {
+    let detector = try FaceDetector(options: Self.detectorOptions())
+    let huge = try MPImage(width: 8192, height: 6144, rgb: [UInt8](repeating: 90, count: 8192 * 6144 * 3))
+    let start = Date()
+    #expect {
+      try detector.detect(image: huge)
+    } throws: {
+      "\($0)".contains("over the limit of \(FaceSearch.maximumPassRuns)") && "\($0)".contains("search upright only")
+    }
+    #expect(Date().timeIntervalSince(start) < 5, "refused before the passes")
+    let planned = { (w: Int, h: Int, turns: Int) in
+      turns
+        * (2 + SearchTile.tiles(imageWidth: w, imageHeight: h).count
+          + SearchTile.smallFaceTiles(imageWidth: w, imageHeight: h).count)
+    }
+    #expect(planned(8192, 6144, 4) > FaceSearch.maximumPassRuns && planned(8192, 6144, 1) <= FaceSearch.maximumPassRuns)
+    #expect(planned(4000, 3000, 4) == 8_204)
+  }
+
+  /// A Swift task running a search can cancel it: the search stops at its next phase with
+  /// `VisionTaskError.cancelled`.
+  @Test func aCancelledTaskStopsTheSearch() async throws {
+    let detector = try FaceDetector(options: Self.detectorOptions())
+    let image = try Self.astronaut()
+    let task = Task { () throws -> Int in
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try detector.detect(image: image).detections.count
+    }
+    await #expect(throws: VisionTaskError.cancelled) { try await task.value }
+    // The detector is unharmed: the next search runs to the end.
+    #expect(try detector.detect(image: image).detections.count == 1)
+  }
 }
 
 /// `Tests/Fixtures/crowd/truth.json`: each image's faces as pasted, boxes in pixels.

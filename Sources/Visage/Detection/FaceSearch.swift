@@ -84,6 +84,13 @@ final class FaceSearch {
     let upright = try image.rotationDegrees()
     let tiles = fullRange == nil ? [] : SearchTile.tiles(imageWidth: w, imageHeight: h)
     let smallFaceTiles = fullRange == nil ? [] : SearchTile.smallFaceTiles(imageWidth: w, imageHeight: h)
+    // Refused before any work, so that a huge image cannot hold a caller for minutes.
+    let planned = (anyRotation ? 4 : 1) * (2 + tiles.count + smallFaceTiles.count)
+    guard planned <= Self.maximumPassRuns else {
+      throw .invalidImage(
+        "a \(w)x\(h) image needs \(planned) model runs to search at every scale\(anyRotation ? " and turn" : ""), "
+          + "over the limit of \(Self.maximumPassRuns); scale it down\(anyRotation ? " or search upright only" : "")")
+    }
     // An all-scales search finds candidates for the looks; the others report what they find.
     // Candidates and looks both stop at `DetectorGraph.lookMinScore`, however low `minScore`
     // is, so that a threshold of 0 does not make every anchor of every tile a candidate.
@@ -95,6 +102,8 @@ final class FaceSearch {
     let timesBefore = inferenceTimes()
     /// `body`, timed into the profile under `name` with the model runs it made.
     func phase<T>(_ name: String, _ body: () throws(VisionTaskError) -> T) throws(VisionTaskError) -> T {
+      // A Swift task that runs the search may cancel it: checked between its phases.
+      if Task.isCancelled { throw .cancelled }
       let (start, runs) = (monotonicSeconds(), inferenceTimes().runs)
       let result = try body()
       profile.phases.append(
@@ -145,14 +154,19 @@ final class FaceSearch {
       NonMaxSuppression.weighted(found.filter(\.hasArea), threshold: suppressionThreshold)
     }
     profile.candidates = suppressed.count
+    // The looks' share is bounded too: the best candidates first, at most this many. (A
+    // 4000x3000 crowd photo with any rotation has about 2,000.)
+    let looked =
+      suppressed.count <= Self.maximumCandidates
+      ? suppressed : Array(suppressed.sorted { $0.score > $1.score }.prefix(Self.maximumCandidates))
     let confirmed = try phase("looks") { () throws(VisionTaskError) in try confirmFaces() }
     profile.confirmed = confirmed.count
     return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)
 
     func confirmFaces() throws(VisionTaskError) -> [RawDetection] {
-      try shared(suppressed.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+      try shared(looked.count, solo: solo) { (pair, share) throws(VisionTaskError) in
         var faces: [RawDetection] = []
-        for candidate in suppressed[share] {
+        for candidate in looked[share] {
           if let face = try confirm(
             candidate, in: image, with: pair.primary, minScore: minScore, suppressionThreshold: suppressionThreshold),
             face.score >= minScore
@@ -194,6 +208,16 @@ final class FaceSearch {
     for share in shares { results += try share.get() }
     return results
   }
+
+  /// The most model runs the passes of one wider search may plan (whole-image runs and tiles,
+  /// at every turn): about 30 s of them on one core of this project's machine (0.94 ms a run).
+  /// A 4000x3000 photo with any rotation plans 8,204; images above about 46 megapixels with any
+  /// rotation, or about 180 upright, are refused with `VisionTaskError.invalidImage`.
+  package static let maximumPassRuns = 30_000
+
+  /// The most candidates of one all-scales search that get looked at, the best first: each
+  /// costs two to six model runs. A 4000x3000 crowd photo with any rotation has about 2,000.
+  package static let maximumCandidates = 5_000
 
   /// The score a candidate of an all-scales search needs to be looked at: low, since the
   /// looks decide, and a face the passes see only dimly (small, tilted, cut by tiles) still

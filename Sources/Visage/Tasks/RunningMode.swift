@@ -44,6 +44,9 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible {
   case invalidImage(String)
   /// The model could not be loaded or does not have the shape this task needs.
   case invalidModel(String)
+  /// The Swift task running the call was cancelled (an all-scales search checks between its
+  /// passes).
+  case cancelled
 
   public var description: String {
     switch self {
@@ -60,6 +63,7 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible {
       "the task is in image or video mode; a live stream delegate or handler must not be set in its options"
     case .invalidImage(let text): "invalid image: \(text)"
     case .invalidModel(let text): "invalid model: \(text)"
+    case .cancelled: "cancelled: the Swift task running the search was cancelled"
     }
   }
 }
