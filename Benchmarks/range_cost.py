@@ -9,7 +9,7 @@ scaled to each size (so both hold the same faces). Each configuration runs the i
 of three such processes' mean time per image, model loading included once per process.
 
     swift build -c release --product visage
-    .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4   # the README's figures
+    .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4   # docs/every-face.md's figures
     .venv/bin/python Benchmarks/range_cost.py --min-detection-confidence 0.4 --threads 2
 
 With --breakdown it instead says where the time of `--range all --any-rotation` goes (issue 31),

@@ -6,7 +6,7 @@ over a committed frame sequence twice: once as is, once with one pixel of frame 
 level in the red channel (a pixel beside the nose tip, found from the first run). It prints the
 largest differences between the two runs, over the frames after the first, in landmark x/y,
 blendshape scores and matrix entries. This is the yardstick for the free-running video parity
-row in the README: the tracking loop amplifies tiny changes in MediaPipe too.
+row in docs/parity.md: the tracking loop amplifies tiny changes in MediaPipe too.
 
     .venv/bin/python Tools/mediapipe_video_sensitivity.py [sequence]   # default: pan
 """

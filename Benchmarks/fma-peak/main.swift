@@ -1,5 +1,5 @@
 // The multiply-add rate one core reaches with nothing but 16-lane FMAs in flight: the
-// ceiling the GEMM-bound models are measured against (README, "Speed"). Twelve independent
+// ceiling the GEMM-bound models are measured against (docs/speed.md). Twelve independent
 // accumulators hide the FMA latency; every result feeds the printed sum, so nothing is
 // optimized away. Not part of the package; build and run it on its own:
 //

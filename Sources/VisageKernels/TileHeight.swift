@@ -13,7 +13,7 @@ import Foundation
 /// three convolution models and tied on face_blendshapes (an earlier Intel AVX-512 machine,
 /// before the six-row kernels existed, had eight beat four and two).
 /// The table was measured on the bundled models, forcing each height with
-/// `VISAGE_TILE_ROWS` (`Benchmarks/tile_heights.py`; README, "Tile heights"). It
+/// `VISAGE_TILE_ROWS` (`Benchmarks/tile_heights.py`; docs/speed.md, "Tile heights"). It
 /// replaced a per-process timing of the heights on a small problem, which on AVX2 kept eight
 /// rows in some processes and not others: the same binary ran face_detector 20% slower
 /// depending on its environment. Every height sums in the same order, so the height changes

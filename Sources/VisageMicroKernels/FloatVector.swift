@@ -50,7 +50,7 @@ extension SIMD16: FloatVector where Scalar == Float {
 /// multiplies, rounds, then adds, as TFLite's reference kernels do, since SSE2 has no FMA
 /// instruction and `addingProduct` there becomes a libm call per lane. So the baseline level
 /// is bit-identical to the reference kernels and the FMA levels differ from them by
-/// rounding (README, "Correctness of the runtime").
+/// rounding (docs/parity.md, "The runtime against LiteRT").
 @inline(__always)
 func multiplyAdd<V: FloatVector>(_ a: V, _ b: V, _ c: V) -> V {
   #if VISAGE_FMA

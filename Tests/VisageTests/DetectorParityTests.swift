@@ -64,7 +64,7 @@ import VisageTestSupport
 }
 
 extension DetectorParityTests {
-  /// The largest differences over every image case, printed for the README's parity table.
+  /// The largest differences over every image case, printed for docs/parity.md's parity table.
   @Test func worstCaseDifferences() throws {
     var score: Float = 0
     var keypoint = 0.0

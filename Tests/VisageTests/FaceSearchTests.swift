@@ -9,7 +9,7 @@ import VisageTestSupport
 /// rotation (`searchesAnyRotation`, `--any-rotation`). MediaPipe has neither, so the checks are
 /// against known geometry: the upright result turned, and the crowd set's pasted faces.
 @Suite(.timeLimit(.minutes(10))) struct FaceSearchTests {
-  /// The all-scales search's threshold the README recommends: its score is the product of
+  /// The all-scales search's threshold docs/every-face.md recommends: its score is the product of
   /// three looks' scores, so MediaPipe's default 0.5 keeps fewer faces than it could.
   static let allScalesThreshold: Float = 0.4
 
@@ -293,7 +293,7 @@ import VisageTestSupport
   /// The committed crowd subset (Tools/make_crowd_fixtures.py): recall at IoU ≥ 0.5 on faces of
   /// at least 20 px and false positives over its five images, for all scales and any
   /// rotation at threshold 0.4. Measured with Benchmarks/crowd_recall.py on this subset: see
-  /// the README.
+  /// docs/every-face.md.
   @Test func crowdSubsetRecallAndFalsePositives() throws {
     let (recall, falsePositives, detections) = try Self.crowdSubset(
       Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold))

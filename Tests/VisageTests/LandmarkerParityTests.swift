@@ -62,9 +62,9 @@ import VisageTestSupport
     }
   }
 
-  /// Worst differences over every fixture, printed for the README and held just above what
+  /// Worst differences over every fixture, printed for docs/parity.md and held just above what
   /// the code achieves, so that a change that loosens parity fails here, not only in the
-  /// README's table. Measured on x86-64 Linux with
+  /// docs/parity.md's table. Measured on x86-64 Linux with
   /// `swift test -c release --filter LandmarkerParityTests/worstCaseDifferences`, at the
   /// baseline level (`VISAGE_MAX_ISA=baseline`) and at AVX2 (fused multiply-adds):
   /// - image mode, 21 faces: mean x,y 1.94e-6 / 1.84e-6, max x,y 5.05e-5 / 5.01e-5, max z

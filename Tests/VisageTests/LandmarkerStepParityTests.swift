@@ -118,9 +118,9 @@ import VisageTestSupport
     }
   }
 
-  /// Worst differences over every step, printed for the README and held just above what
+  /// Worst differences over every step, printed for docs/parity.md and held just above what
   /// the code achieves, so that a change that loosens parity fails here, not only in the
-  /// README's table. Measured on x86-64 Linux (AVX2 and baseline alike) with
+  /// docs/parity.md's table. Measured on x86-64 Linux (AVX2 and baseline alike) with
   /// `swift test -c release --filter worstCaseStepDifferences`, 36 steps: mean x,y
   /// 5.74e-8, max x,y 1.94e-6, max z 2.77e-6, blendshapes 1.04e-4, rotation 3.91e-6,
   /// translation 1.49e-4 cm; raw mean x,y 6.76e-8, raw max x,y 2.62e-6, raw max z 3.27e-6.

@@ -21,7 +21,7 @@ import VisageTestSupport
 ///   keypoints (within 3.6e-7 of MediaPipe's: our kernels are TFLite's reference arithmetic,
 ///   MediaPipe's are XNNPACK's) move the crop enough to move a blendshape by up to 1.8e-3.
 ///
-/// The worst differences are printed for the README
+/// The worst differences are printed for docs/parity.md
 /// (`swift test -c release --filter SweepParityTests`).
 @Suite struct SweepParityTests {
   /// The largest differences seen over a group of cases.

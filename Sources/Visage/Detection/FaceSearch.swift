@@ -228,7 +228,7 @@ final class FaceSearch {
   /// `candidateScore`, so that fewer of the many tiles' weak guesses each cost a look. (0.3 is
   /// the one value measured, on the four crowd sets of `Benchmarks/crowd_recall.py`: with it
   /// the tiles took `all` with any rotation from 96.7/93.7/94.9/93.6% to 98.0/95.0/94.9/95.7%,
-  /// at one more false positive in 96 images; see the README.)
+  /// at one more false positive in 96 images; see docs/every-face.md.)
   static let smallFaceCandidateScore: Float = 0.3
 
   /// How far a look stands back from a candidate: its side in face widths, so the face is a

@@ -43,7 +43,7 @@ public final class FaceDetectorOptions {
   /// face's score is the product of the three looks' scores, and `minDetectionConfidence`
   /// applies to that (scores under 0.05 are never considered). Such a product runs lower
   /// than one model's score: 0.4 is the threshold that balances recall and false positives
-  /// on the crowd sets (see the README). Default false.
+  /// on the crowd sets (docs/every-face.md). Default false.
   public var searchesAllScales: Bool
   /// Visage: the full-range model for `searchesAllScales`; nil means
   /// `face_detection_full_range.tflite` in the directory of `baseOptions.modelAssetPath`.
