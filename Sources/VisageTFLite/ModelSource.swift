@@ -26,15 +26,20 @@ public enum ModelSource {
   ///
   /// A bare `.task` path is an error that lists the bundle's entries.
   public static func model(at reference: String) throws(TFLiteError) -> TFLiteModel {
+    try TFLiteModel(bytes: modelBytes(at: reference))
+  }
+
+  /// The `.tflite` bytes that `reference` names, as `model(at:)` reads them.
+  public static func modelBytes(at reference: String) throws(TFLiteError) -> [UInt8] {
     if let colon = reference.lastIndex(of: ":"), reference[..<colon].hasSuffix(".task") {
       let bundle = try TaskBundle(bytes: bytes(ofFile: String(reference[..<colon])))
-      return try TFLiteModel(bytes: bundle.data(named: String(reference[reference.index(after: colon)...])))
+      return try bundle.data(named: String(reference[reference.index(after: colon)...]))
     }
     let data = try bytes(ofFile: reference)
     if reference.hasSuffix(".task") {
       let bundle = try TaskBundle(bytes: data)
       throw .missingEntry(name: "(none given; write \(reference):ENTRY)", available: bundle.entryNames)
     }
-    return try TFLiteModel(bytes: data)
+    return data
   }
 }

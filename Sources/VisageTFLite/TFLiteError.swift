@@ -38,3 +38,13 @@ public enum TFLiteError: Error, Hashable, Sendable, CustomStringConvertible {
     }
   }
 }
+
+extension TFLiteError {
+  /// Whether the model is well formed but uses something the runtime does not implement.
+  var isUnsupported: Bool {
+    switch self {
+    case .unsupported, .unsupportedOperator: true
+    default: false
+    }
+  }
+}

@@ -19,9 +19,19 @@ public struct TFLiteModel: Sendable {
   /// Bytes of constant data in the file.
   public let weightBytes: Int
 
+  /// Where the graph was cut short: the first operator the runtime cannot run, when the
+  /// model was read for a partial tensor dump (`TensorDump`); nil when it holds every operator.
+  let stop: (operatorIndex: Int, error: TFLiteError)?
+
   /// Reads a model from its flatbuffer bytes.
   public init(bytes: [UInt8]) throws(TFLiteError) {
-    let file = try ModelFile(bytes: bytes)
+    try self.init(file: ModelFile(bytes: bytes), stoppingAtUnsupported: false)
+  }
+
+  /// Reads the model in `file`. With `stoppingAtUnsupported`, an operator or tensor type the
+  /// runtime does not support ends the graph there (recorded in `stop`, the outputs written
+  /// before it kept) instead of failing; a malformed file fails either way.
+  init(file: ModelFile, stoppingAtUnsupported: Bool) throws(TFLiteError) {
     modelDescription = file.description
     metadataNames = file.metadataNames
     operatorCounts = file.operators.reduce(into: [:]) { $0[$1.code.description, default: 0] += 1 }
@@ -33,34 +43,54 @@ public struct TFLiteModel: Sendable {
       constants[index] = try? Tensor(shape: Shape(tensor.shape), values: file.floats(index)!)
     }
     var nodes: [Node] = []
-    for entry in file.operators {
-      guard entry.outputs.count == 1 else {
-        throw .unsupported(path: "\(entry.path).outputs", reason: "\(entry.code) with \(entry.outputs.count) outputs")
+    var stop: (operatorIndex: Int, error: TFLiteError)?
+    for (index, entry) in file.operators.enumerated() {
+      do throws(TFLiteError) {
+        if let node = try Self.node(entry, file, constants: &constants) { nodes.append(node) }
+      } catch {
+        guard stoppingAtUnsupported, error.isUnsupported else { throw error }
+        stop = (index, error)
+        break
       }
-      let output = entry.outputs[0]
-      guard file.tensors[output].type == .float32 else {
-        throw .unsupported(
-          path: "\(entry.path).outputs[0]",
-          reason: "tensor \(output) has type \(file.tensors[output].type.name); only FLOAT32 activations are supported")
-      }
-      if entry.code == .dequantize {
-        constants[output] = try Self.fold(entry, file)
-        continue
-      }
-      guard let decode = decoders[entry.code] else {
-        throw .unsupportedOperator(name: entry.code.description, location: entry.path)
-      }
-      let decoded = try decode(OperatorRecord(entry: entry, file: file))
-      for id in decoded.inputs where file.tensors[id].type != .float32 {
-        let k = entry.inputs.firstIndex(of: id) ?? 0
-        throw .unsupported(
-          path: "\(entry.path).inputs[\(k)]",
-          reason: "tensor \(id) has type \(file.tensors[id].type.name) where \(entry.code) needs FLOAT32")
-      }
-      nodes.append(Node(op: decoded.op, inputs: decoded.inputs, output: output, location: entry.path))
     }
+    self.stop = stop
     let infos = file.tensors.map { TensorInfo(name: $0.name, shape: Shape($0.shape)) }
-    graph = Graph(tensors: infos, constants: constants, nodes: nodes, inputs: file.inputs, outputs: file.outputs)
+    // A graph cut short keeps the outputs it still writes.
+    let written = Set(nodes.map(\.output)).union(file.inputs).union(constants.keys)
+    graph = Graph(
+      tensors: infos, constants: constants, nodes: nodes, inputs: file.inputs,
+      outputs: stop == nil ? file.outputs : file.outputs.filter(written.contains))
+  }
+
+  /// The graph node for one operator, or nil for a DEQUANTIZE, which is folded into
+  /// `constants` instead.
+  private static func node(
+    _ entry: ModelFile.OperatorEntry, _ file: ModelFile, constants: inout [Int: Tensor]
+  ) throws(TFLiteError) -> Node? {
+    guard entry.outputs.count == 1 else {
+      throw .unsupported(path: "\(entry.path).outputs", reason: "\(entry.code) with \(entry.outputs.count) outputs")
+    }
+    let output = entry.outputs[0]
+    guard file.tensors[output].type == .float32 else {
+      throw .unsupported(
+        path: "\(entry.path).outputs[0]",
+        reason: "tensor \(output) has type \(file.tensors[output].type.name); only FLOAT32 activations are supported")
+    }
+    if entry.code == .dequantize {
+      constants[output] = try Self.fold(entry, file)
+      return nil
+    }
+    guard let decode = decoders[entry.code] else {
+      throw .unsupportedOperator(name: entry.code.description, location: entry.path)
+    }
+    let decoded = try decode(OperatorRecord(entry: entry, file: file))
+    for id in decoded.inputs where file.tensors[id].type != .float32 {
+      let k = entry.inputs.firstIndex(of: id) ?? 0
+      throw .unsupported(
+        path: "\(entry.path).inputs[\(k)]",
+        reason: "tensor \(id) has type \(file.tensors[id].type.name) where \(entry.code) needs FLOAT32")
+    }
+    return Node(op: decoded.op, inputs: decoded.inputs, output: output, location: entry.path)
   }
 
   /// DEQUANTIZE of a constant: widen fp16 (or copy float32) once, at load.

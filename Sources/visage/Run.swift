@@ -8,12 +8,19 @@ extension Implementation: ExpressibleByArgument {}
 
 struct Run: ParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Run a model on float32 .npy inputs and write its outputs as .npy files.",
+    abstract: "Run a model on float32 .npy inputs and write its outputs, or every tensor, as .npy files.",
     discussion: """
+      --dump-tensors writes every tensor (inputs, constants, every operator's output) with a \
+      manifest, for `visage compare` (docs/validation.md); the graph then runs unfused, so \
+      that the tensors fusion removes are kept. --against runs the model again with other \
+      kernels and prints the comparison, as `visage compare` would.
+
       Examples:
         visage run Weights/face_detection_full_range.tflite --input face.npy --output-dir out
         visage run Weights/face_landmarker.task:face_blendshapes.tflite \\
-            --input serving_default_input_points:0=points.npy
+            --input serving_default_input_points:0=points.npy --dump-tensors out/dump
+        visage run Weights/face_landmarker.task:face_blendshapes.tflite --input points.npy \\
+            --against reference
       """)
 
   @Argument(help: "A .tflite file, or one model inside a .task bundle as bundle.task:entry.tflite.")
@@ -28,9 +35,59 @@ struct Run: ParsableCommand {
   @Option(help: "Kernels: optimized, reference (TFLite's reference loops) or blas (sgemm convolutions).")
   var kernels: Implementation = .optimized
 
+  @Option(help: "Also write every tensor to this folder as NNNN_name.npy, with manifest.json.")
+  var dumpTensors: String?
+
+  @Option(
+    help:
+      "Run again with these kernels, the reference, and compare every tensor (with --dump-tensors DIR, both dumps are kept in DIR/KERNELS)."
+  )
+  var against: Implementation?
+
+  @OptionGroup var tolerance: ToleranceOptions
+
+  @Option(help: "The --against report: json or text (default: text on a terminal, JSON otherwise).")
+  var output: OutputFormat?
+
+  func validate() throws {
+    if against == kernels { throw ValidationError("--against names the kernels already chosen (\(kernels.rawValue))") }
+    if output != nil, against == nil { throw ValidationError("--output applies to the --against report only") }
+  }
+
   func run() throws {
-    let loaded = try ModelSource.model(at: model)
-    let interpreter = try Interpreter(model: loaded, implementation: kernels)
+    let bytes = try ModelSource.modelBytes(at: model)
+    if let against {
+      try compare(bytes, against: against)
+      return
+    }
+    guard let dumpTensors else {
+      let loaded = try TFLiteModel(bytes: bytes)
+      let interpreter = try Interpreter(model: loaded, implementation: kernels)
+      let outputs = try interpreter.run(readInputs(loaded, interpreter))
+      print(JSON.object([("model", .string(model)), ("outputs", try write(outputs, of: loaded))]))
+      return
+    }
+    let dump = try TensorDump(modelBytes: bytes)
+    let (interpreter, outputs) = try self.dump(dump, kernels, to: dumpTensors)
+    var fields: [(String, JSON)] = [("model", .string(model))]
+    if dump.stop == nil {
+      fields.append(("outputs", try write(outputs, of: dump.model)))
+    }
+    _ = interpreter
+    fields.append(("dump", .object([("directory", .string(dumpTensors)), ("tensors", .int(dump.entries.count))])))
+    print(JSON.object(fields))
+    if let stop = dump.stop {
+      StandardOutput.flush()
+      FileHandle.standardError.write(
+        Data(
+          ("Error: the model stops at operator \(stop.index) (\(stop.type)): \(stop.reason); the \(dump.entries.count) "
+            + "tensors before it are in \(dumpTensors)\n").utf8))
+      throw ExitCode(1)
+    }
+  }
+
+  /// The `.npy` inputs in the model's input order, each checked against its shape.
+  private func readInputs(_ loaded: TFLiteModel, _ interpreter: Interpreter) throws -> [Tensor] {
     let names = loaded.inputNames
     var tensors = [Tensor?](repeating: nil, count: names.count)
     for (position, spec) in inputs.enumerated() {
@@ -53,7 +110,11 @@ struct Run: ParsableCommand {
     }
     let missing = names.indices.filter { tensors[$0] == nil }.map { names[$0] }
     guard missing.isEmpty else { throw ValidationError("missing inputs: \(missing.joined(separator: ", "))") }
-    let outputs = try interpreter.run(tensors.map { $0! })
+    return tensors.map { $0! }
+  }
+
+  /// Writes `outputs` to the output folder; their description for the JSON line.
+  private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
     try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
     var described: [JSON] = []
     for (k, output) in outputs.enumerated() {
@@ -67,6 +128,48 @@ struct Run: ParsableCommand {
           ("file", .string(file)),
         ]))
     }
-    print(JSON.object([("model", .string(model)), ("outputs", .array(described))]))
+    return .array(described)
+  }
+
+  /// Runs `dump`'s graph unfused with `implementation` and writes every tensor and the
+  /// manifest to `directory`; returns the interpreter and the outputs.
+  private func dump(_ dump: TensorDump, _ implementation: Implementation, to directory: String) throws -> (
+    Interpreter, [Tensor]
+  ) {
+    let interpreter = try Interpreter(model: dump.model, implementation: implementation, preservingAllTensors: true)
+    let outputs = try interpreter.run(readInputs(dump.model, interpreter))
+    do {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+      throw SetupError("cannot create \(directory)")
+    }
+    for entry in dump.entries {
+      let path = directory + "/" + entry.file
+      guard let bytes = dump.npy(of: entry, from: interpreter),
+        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+      else { throw SetupError("cannot write \(path)") }
+    }
+    let manifest = DumpManifest(model: model, engine: "visage \(implementation.rawValue)", dump: dump)
+    let path = directory + "/manifest.json"
+    guard FileManager.default.createFile(atPath: path, contents: Data((manifest.json.description + "\n").utf8)) else {
+      throw SetupError("cannot write \(path)")
+    }
+    return (interpreter, outputs)
+  }
+
+  /// `--against`: both dumps, then the comparison, printed as `visage compare` prints it.
+  private func compare(_ bytes: [UInt8], against reference: Implementation) throws {
+    let dump = try TensorDump(modelBytes: bytes)
+    let temporary = dumpTensors == nil
+    let root =
+      dumpTensors
+      ?? FileManager.default.temporaryDirectory.appendingPathComponent("visage-run-\(UUID().uuidString)").path
+    defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
+    let (a, b) = (root + "/" + kernels.rawValue, root + "/" + reference.rawValue)
+    _ = try self.dump(dump, kernels, to: a)
+    _ = try self.dump(dump, reference, to: b)
+    let comparison = try DumpComparison(a, b, tolerance: tolerance.bound)
+    print(output ?? .automatic == .json ? comparison.json.description : comparison.text)
+    if comparison.failed > 0 || dump.stop != nil { throw ExitCode(1) }
   }
 }

@@ -6,7 +6,7 @@ struct Visage: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "visage",
     abstract: "Face detection and face landmarks in pure Swift, and the TFLite runtime beneath them.",
-    subcommands: [Detect.self, Landmark.self, Analyze.self, Run.self, Inspect.self, Bench.self])
+    subcommands: [Detect.self, Landmark.self, Analyze.self, Run.self, Compare.self, Inspect.self, Bench.self])
 
   /// Runs the command, with the exit statuses of the command-line contract: 0 on success, 1
   /// when an input failed, a model or file could not be read (`SetupError`) or standard

@@ -175,6 +175,32 @@ import VisageTestSupport
     return tally
   }
 
+  /// 400 mutants of face_detector read for a tensor dump (which reads up to an unsupported
+  /// operator instead of failing), built unfused, run, and every entry's file made: each
+  /// ends in a dump or a `TFLiteError`, never a trap.
+  @Test func faceDetectorFlipsDump() throws {
+    let bytes = try Self.bytes(of: .faceDetector)
+    let structure = Self.structureRanges(bytes)
+    var tally = Tally()
+    for seed in UInt64(7_000_000)..<7_000_400 {
+      tally.mutants += 1
+      do throws(TFLiteError) {
+        let dump = try TensorDump(modelBytes: Self.mutant(of: bytes, seed: seed, structure: structure))
+        tally.loaded += 1
+        let interpreter = try Interpreter(model: dump.model, preservingAllTensors: true)
+        tally.built += 1
+        interpreter.invoke()
+        tally.ran += 1
+        let unwritten = dump.entries.filter { dump.npy(of: $0, from: interpreter) == nil }
+        #expect(unwritten.isEmpty, "seed \(seed)")
+      } catch {
+        tally.errors[Self.kind(error), default: 0] += 1
+      }
+    }
+    print("face_detector flips dumped: \(tally)")
+    #expect(tally.ran > 100)
+  }
+
   /// The structure finder must see the real models' weights, or the flips lose their aim.
   @Test func bufferRangesCoverTheWeights() throws {
     for model in BundledModel.allCases {

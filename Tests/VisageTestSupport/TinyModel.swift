@@ -187,6 +187,24 @@ public struct TinyModel: Sendable {
       ])
   }
 
+  /// `y = x + c`, then a SOFTMAX the runtime does not implement, then `w = z + c`: a model
+  /// that runs up to its second operator, for partial tensor dumps.
+  public static var stopsAtSoftmax: TinyModel {
+    TinyModel(
+      operatorCodes: [Builtin.add, Builtin.softmax],
+      tensors: [
+        .float([4], "x"), .float([4], "c", values: [1, 2, 3, 4]), .float([4], "y"), .float([4], "z"), .float([4], "w"),
+      ],
+      inputs: [0], outputs: [4],
+      operators: [
+        OperatorSpec(
+          opcodeIndex: 0, inputs: [0, 1], outputs: [2], optionsType: OptionsType.add, options: [0: .int8(0)]),
+        OperatorSpec(opcodeIndex: 1, inputs: [2], outputs: [3]),
+        OperatorSpec(
+          opcodeIndex: 0, inputs: [3, 1], outputs: [4], optionsType: OptionsType.add, options: [0: .int8(0)]),
+      ])
+  }
+
   private static func littleEndian(_ words: [UInt32]) -> [UInt8] {
     words.flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: w >> (8 * UInt32($0))) } }
   }

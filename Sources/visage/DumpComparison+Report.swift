@@ -1,0 +1,115 @@
+import Foundation
+
+/// The comparison as `visage compare` prints it: one JSON object, or a table for people.
+/// docs/validation.md shows both.
+extension DumpComparison {
+  var json: JSON {
+    func number(_ value: Double) -> JSON { .double(value) }  // null for ±infinity
+    func describe(_ r: Result) -> [(String, JSON)] {
+      var fields: [(String, JSON)] = [
+        ("index", .int(r.index)), ("name", .string(r.name)), ("shape", .array(r.shape.map(JSON.int))),
+        ("operator", r.producer.map { .object([("index", .int($0.index)), ("type", .string($0.type))]) } ?? .null),
+        ("status", .string(r.status.rawValue)),
+      ]
+      if let problem = r.problem { fields.append(("problem", .string(problem))) }
+      if let other = r.otherName { fields.append(("nameInB", .string(other))) }
+      if r.problem == nil {
+        let s = r.stats
+        fields += [
+          ("maxAbsError", number(s.maxAbsError)), ("maxRelError", number(s.maxRelError)), ("snrDb", number(s.snrDb)),
+          ("mismatches", .int(s.mismatches)),
+          (
+            "nonFinite",
+            .object([
+              ("a", .int(s.nonFiniteA)), ("b", .int(s.nonFiniteB)), ("mismatches", .int(s.nonFiniteMismatches)),
+            ])
+          ),
+        ]
+      }
+      return fields
+    }
+    var divergence = JSON.null
+    if let first = firstDivergence {
+      var fields = describe(first)
+      if let producer = first.producer {
+        let inputs = self.inputs(of: producer).map { item in
+          item.result.map { JSON.object(describe($0)) }
+            ?? .object([("index", .int(item.index)), ("status", .string("notInBoth"))])
+        }
+        fields.append(("inputs", .array(inputs)))
+      }
+      divergence = .object(fields)
+    }
+    func stop(_ manifest: DumpManifest) -> JSON {
+      manifest.stopped.map {
+        .object([
+          ("operator", .object([("index", .int($0.index)), ("type", .string($0.type))])),
+          ("reason", .string($0.reason)),
+        ])
+      } ?? .null
+    }
+    return .object([
+      ("a", .object([("directory", .string(directories.a)), ("engine", .string(a.engine)), ("stopped", stop(a))])),
+      ("b", .object([("directory", .string(directories.b)), ("engine", .string(b.engine)), ("stopped", stop(b))])),
+      ("atol", .double(tolerance.atol)), ("rtol", .double(tolerance.rtol)),
+      ("compared", .int(results.count)), ("failed", .int(failed)),
+      ("onlyInA", .array(onlyInA.map(JSON.int))), ("onlyInB", .array(onlyInB.map(JSON.int))),
+      ("tensors", .array(results.map { .object(describe($0)) })), ("firstDivergence", divergence),
+    ])
+  }
+
+  var text: String {
+    func short(_ value: Double) -> String {
+      value == 0 ? "0" : value.isFinite ? String(format: "%.3g", value) : value > 0 ? "inf" : "-inf"
+    }
+    func errors(_ r: Result) -> String {
+      if let problem = r.problem { return "\(r.status.rawValue): \(problem)" }
+      var line = "max abs \(short(r.stats.maxAbsError)), max rel \(short(r.stats.maxRelError)), "
+      line += "SNR \(short(r.stats.snrDb)) dB"
+      if r.stats.mismatches > 0 { line += ", \(r.stats.mismatches) values out of tolerance" }
+      if r.stats.nonFiniteA + r.stats.nonFiniteB > 0 {
+        line +=
+          ", NaN/inf: \(r.stats.nonFiniteA) in A, \(r.stats.nonFiniteB) in B, \(r.stats.nonFiniteMismatches) not matched"
+      }
+      return line
+    }
+    func label(_ r: Result) -> String { "tensor \(r.index) '\(r.name)'" }
+    func pad(_ s: String, _ width: Int) -> String {
+      s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
+    }
+    var lines = [
+      "A: \(directories.a) (\(a.engine.isEmpty ? "?" : a.engine))",
+      "B: \(directories.b) (\(b.engine.isEmpty ? "?" : b.engine)), the reference",
+      "tolerance: |a - b| <= \(tolerance.atol) + \(tolerance.rtol)·|b|",
+    ]
+    for (side, manifest) in [("A", a), ("B", b)] {
+      if let s = manifest.stopped { lines.append("\(side) stopped at operator \(s.index) \(s.type): \(s.reason)") }
+    }
+    lines.append(
+      pad("index", 7) + pad("operator", 26) + pad("status", 16) + pad("max abs", 10) + pad("SNR dB", 9) + "name")
+    for r in results {
+      let op = r.producer.map { "\($0.index) \($0.type)" } ?? "-"
+      let error = r.problem == nil ? short(r.stats.maxAbsError) : "-"
+      let snr = r.problem == nil ? short(r.stats.snrDb) : "-"
+      lines.append(
+        pad(String(r.index), 7) + pad(op, 26) + pad(r.status.rawValue, 16) + pad(error, 10) + pad(snr, 9) + r.name)
+    }
+    lines.append(
+      "\(results.count) tensors in both: \(results.count - failed) within tolerance, \(failed) not; "
+        + "\(onlyInA.count) only in A, \(onlyInB.count) only in B")
+    guard let first = firstDivergence else {
+      lines.append("first divergence: none")
+      return lines.joined(separator: "\n")
+    }
+    var line = "first divergence: \(label(first))"
+    if let p = first.producer { line += ", written by operator \(p.index) \(p.type)" }
+    lines.append(line + ": " + errors(first))
+    if let p = first.producer {
+      for item in inputs(of: p) {
+        lines.append(
+          "  input " + (item.result.map { "\(label($0)): \(errors($0))" } ?? "tensor \(item.index): not in both dumps"))
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+}
