@@ -37,6 +37,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-numerics", from: "1.1.1"),
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    // `swift package generate-documentation --target Visage` (the DocC catalogs; .ci/run checks
+    // that it builds with no warnings). A plugin only: nothing of it is linked.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // MARK: System libraries

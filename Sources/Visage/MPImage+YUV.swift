@@ -57,9 +57,14 @@ extension MPImage {
   /// (V − 128), B = Y + 1.772 (U − 128) in 20-bit fixed point, rounded (`YUVToRGB`).
   ///
   /// - Parameters:
+  ///   - width: pixels per row, in 1...`maximumDimension`; odd sizes are allowed.
+  ///   - height: rows, in 1...`maximumDimension`.
+  ///   - layout: which planes there are and how chroma is stored.
+  ///   - range: video range (16...235 luma) or full range.
   ///   - planes: `[Y, interleaved chroma]` for `.nv12` (U first) and `.nv21` (V first);
   ///     `[Y, U, V]` for `.i420`. The Y plane has `height` rows of `width` samples; each
   ///     chroma plane ⌈height/2⌉ rows of ⌈width/2⌉ samples (pairs when interleaved).
+  ///   - orientation: how the picture is turned in the frame.
   /// - Throws: `MPImageError` for a bad size, the wrong number of planes, or a plane whose
   ///   row stride or buffer is too small for its rows.
   public init(

@@ -100,8 +100,13 @@ public struct MPImage: Sendable {
   /// Creates an image by copying a raw buffer whose rows may be padded.
   ///
   /// - Parameters:
+  ///   - width: pixels per row, in 1...`maximumDimension`.
+  ///   - height: rows, in 1...`maximumDimension`.
   ///   - bytesPerRow: the distance between the starts of two rows; at least
   ///     `width * format.bytesPerPixel`. The last row needs only its pixels.
+  ///   - format: how the buffer's pixels are laid out; it becomes RGB.
+  ///   - buffer: the pixels, read once, here; the image keeps its own copy.
+  ///   - orientation: how the picture is turned in the buffer.
   /// - Throws: `MPImageError` for a bad size, a short row stride or a buffer too small
   ///   for the rows it should hold.
   public init(
@@ -208,6 +213,7 @@ public enum MPImageError: Error, Equatable, CustomStringConvertible {
   /// locked. The text says which.
   case unreadableSource(String)
 
+  /// A one-line explanation that names the value at fault.
   public var description: String {
     switch self {
     case .dimensions(let w, let h):

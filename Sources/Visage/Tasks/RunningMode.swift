@@ -48,6 +48,7 @@ public enum VisionTaskError: Error, Equatable, CustomStringConvertible {
   /// passes).
   case cancelled
 
+  /// A one-line explanation, in MediaPipe's wording where MediaPipe has one.
   public var description: String {
     switch self {
     case .invalidOption(let text): text
