@@ -39,6 +39,7 @@ public enum VisageMLKitError: Error, Equatable, CustomStringConvertible {
   /// A built-in model could not be found in the module's resource bundle.
   case missingBundledModel(String)
 
+  /// A one-line explanation: what is missing, and that `modelPath` works around it.
   public var description: String {
     switch self {
     case .missingBundledModel(let name):
