@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Runs Examples/spark/visage_spark.py for real, on PySpark in local mode, and checks its rows.
+"""Runs Examples/spark/visage_spark.py for real and checks its rows: in local mode, then on a
+standalone cluster of three JVMs on 127.0.0.1 (a master and two workers, one core each).
 
     .venv-spark/bin/python Examples/spark/test_visage_spark.py [--visage .build/release/visage]
 
-1. The job over test images plus broken files (truncated PNG, text named .jpg, empty file)
-   with local[2] and two partitions: one Parquet row per input; each good row's `result` is
-   exactly what `visage landmark --output json` prints for the same file (but `source`); each
-   broken file an error row.
-2. The same job through a wrapper that kills visage the first time it runs: the task fails,
-   Spark retries it (local[2,2] allows two attempts) and every row is still there.
+1. Files, local[2]: the test images plus broken files (truncated PNG, text named .jpg, empty
+   file) in two partitions. One Parquet row per input; each good row's `result` is exactly
+   what `visage landmark --output json` prints for the same file (but `source`); each broken
+   file an error row.
+2. Parquet, local[2]: the same images as a Hugging Face-style dataset (an `image` struct of
+   {bytes, path}, an `id`), plus a null image and a struct whose bytes are null. Rows keep
+   `id`, take `source` from the struct's path, and the nulls are error rows.
+3. The cluster (`org.apache.spark.deploy.master.Master` and two
+   `org.apache.spark.deploy.worker.Worker`, each in its own JVM, every port on 127.0.0.1;
+   the driver's too, and its web UI off). A Parquet dataset with a plain binary column, 40
+   rows: first with a `visage` that kills itself the first time it runs, so a task fails
+   and is run again; then with one worker killed (with its executor) while its tasks run.
+   Both times every row is there exactly once. The cluster is stopped however the test ends.
 
 Exits non-zero on any failure, Spark failing to start included: nothing is skipped.
 """
@@ -17,9 +25,13 @@ import glob
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -45,17 +57,23 @@ def make_inputs(folder):
     return paths
 
 
-def run_job(folder, output, visage, master):
-    command = [sys.executable, os.path.join(HERE, "visage_spark.py"), folder, "--task", "landmark",
+def run_job(inputs, output, visage, master, extra=(), environment=None):
+    command = [sys.executable, os.path.join(HERE, "visage_spark.py"), *inputs, "--task", "landmark",
                "--output", output, "--visage", visage, "--weights", os.path.join(ROOT, "Weights"),
-               "--partitions", "2", "--master", master, "--"] + VISAGE_OPTIONS
-    subprocess.run(command, check=True)
+               "--master", master, *extra, "--"] + VISAGE_OPTIONS
+    return subprocess.Popen(command, env=environment)
 
 
-def read_rows(output):
+def finish(job):
+    assert job.wait() == 0, f"the job failed with status {job.returncode}"
+
+
+def read_rows(output, key="source"):
     import pyarrow.parquet as pq
     rows = pq.read_table(output).to_pylist()
-    return {row["source"].removeprefix("file:"): row for row in rows}
+    keys = [row[key].removeprefix("file:") if isinstance(row[key], str) else row[key] for row in rows]
+    assert len(set(keys)) == len(keys), f"a row came twice: {sorted(keys)}"
+    return dict(zip(keys, rows))
 
 
 def expected(paths, visage):
@@ -66,35 +84,149 @@ def expected(paths, visage):
     return {answer["source"]: answer for answer in map(json.loads, run.stdout.splitlines())}
 
 
-def check(rows, paths, direct):
-    assert sorted(rows) == sorted(paths), f"one row per input: got {sorted(rows)}"
-    for path in paths:
-        row, answer = rows[path], direct[path]
-        if "error" in answer:
-            assert row["error"] and row["result"] is None and row["faceCount"] is None, row
-            continue
-        assert row["error"] is None, row["error"]
-        result = json.loads(row["result"])
-        result["source"] = answer["source"]
-        assert result == answer, f"{path}: the job's result differs from visage's own"
-        assert (row["width"], row["height"]) == (answer["width"], answer["height"])
-        assert row["faceCount"] == len(answer["faceLandmarks"])
+def check_row(row, answer, where):
+    """One row against visage's own answer for the same image (None: a null image)."""
+    if answer is None or "error" in answer:
+        assert row["error"] and row["result"] is None and row["faceCount"] is None, row
+        return
+    assert row["error"] is None, f"{where}: {row['error']}"
+    result = json.loads(row["result"])
+    result["source"] = answer["source"]
+    assert result == answer, f"{where}: the job's result differs from visage's own"
+    assert (row["width"], row["height"]) == (answer["width"], answer["height"])
+    assert row["faceCount"] == len(answer["faceLandmarks"])
+
+
+def summary(rows):
     faces = sum(row["faceCount"] or 0 for row in rows.values())
     errors = sum(1 for row in rows.values() if row["error"])
-    print(f"  {len(rows)} rows, {faces} faces, {errors} error rows: as visage gives them")
+    print(f"  {len(rows)} rows, {faces} faces, {errors} error rows: as visage gives them", flush=True)
 
 
-def crash_once_wrapper(folder, visage):
-    """A script that kills itself on its first run and runs visage after that."""
-    marker = os.path.join(folder, "crashed-once")
-    wrapper = os.path.join(folder, "visage")
-    with open(wrapper, "w") as f:
-        f.write(f"""#!/bin/sh
-if [ ! -e '{marker}' ]; then touch '{marker}'; kill -9 $$; fi
-exec '{os.path.abspath(visage)}' "$@"
-""")
-    os.chmod(wrapper, 0o755)
-    return wrapper, marker
+def check_files(rows, paths, direct):
+    assert sorted(rows) == sorted(paths), f"one row per input: got {sorted(rows)}"
+    for path in paths:
+        check_row(rows[path], direct[path], path)
+    summary(rows)
+
+
+def write_parquet(path, records, layout, row_group_size=8):
+    """records: (id, path, bytes or None); layout "struct" ({bytes, path}, as Hugging Face
+    datasets write an Image column; None makes the struct null) or "binary"."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    ids = pa.array([r[0] for r in records], pa.int64())
+    if layout == "struct":
+        kind = pa.struct([("bytes", pa.binary()), ("path", pa.string())])
+        image = pa.array([None if r[2] is None and r[1] is None else {"bytes": r[2], "path": r[1]}
+                          for r in records], kind)
+    else:
+        image = pa.array([r[2] for r in records], pa.binary())
+    table = pa.table({"id": ids, "image": image, "label": pa.array([f"row {r[0]}" for r in records])})
+    pq.write_table(table, path, row_group_size=row_group_size)
+
+
+def check_parquet(rows, by_id, direct):
+    """rows keyed by id; by_id: id -> file path (None for a null image)."""
+    assert sorted(rows) == sorted(by_id), f"one row per input row: got {sorted(rows)}"
+    for key, path in by_id.items():
+        check_row(rows[key], direct.get(path), f"id {key} ({path})")
+    summary(rows)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StandaloneCluster:
+    """A Spark standalone master and two workers, each a JVM of its own on 127.0.0.1, in
+    process groups of their own so that stopping one stops its executors too."""
+
+    def __init__(self, folder, workers=2):
+        import pyspark
+        self.folder = folder
+        self.home = os.path.dirname(pyspark.__file__)
+        self.port, self.ui = free_port(), free_port()
+        self.url = f"spark://127.0.0.1:{self.port}"
+        self.environment = dict(os.environ, SPARK_HOME=self.home, SPARK_LOCAL_IP="127.0.0.1",
+                                SPARK_LOG_DIR=os.path.join(folder, "logs"),
+                                # No REST submission server: nothing listens that the test does not use.
+                                SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false")
+        self.master = None
+        self.workers = []
+        self.count = workers
+
+    def start(self):
+        os.makedirs(self.folder, exist_ok=True)
+        spark_class = os.path.join(self.home, "bin", "spark-class")
+        self.master = self.launch("master", [spark_class, "org.apache.spark.deploy.master.Master", "--host",
+                                             "127.0.0.1", "--port", str(self.port), "--webui-port", str(self.ui)])
+        for k in range(self.count):
+            work = os.path.join(self.folder, f"worker{k}")
+            os.makedirs(work)
+            self.workers.append((self.launch(f"worker{k}", [
+                spark_class, "org.apache.spark.deploy.worker.Worker", self.url, "--host", "127.0.0.1",
+                "--cores", "1", "--memory", "1g", "--webui-port", str(free_port()), "--work-dir", work]), work))
+        deadline = time.time() + 90
+        while self.alive_workers() < self.count:
+            assert time.time() < deadline, f"the cluster did not start: see {self.folder}/*.log"
+            for process in [self.master] + [w for w, _ in self.workers]:
+                assert process.poll() is None, f"a cluster JVM exited: see {self.folder}/*.log"
+            time.sleep(0.25)
+        return self
+
+    def launch(self, name, command):
+        log = open(os.path.join(self.folder, name + ".log"), "w")
+        return subprocess.Popen(command, env=self.environment, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+    def alive_workers(self):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.ui}/json/", timeout=2) as response:
+                return json.load(response).get("aliveworkers", 0)
+        except OSError:
+            return 0
+
+    def kill_worker(self, index):
+        process, _ = self.workers[index]
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+    def stop(self):
+        for process in [w for w, _ in self.workers] + [self.master]:
+            if process is not None and process.poll() is None:
+                try:
+                    os.killpg(process.pid, signal.SIGTERM)
+                    process.wait(timeout=10)
+                except (ProcessLookupError, subprocess.TimeoutExpired):
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+
+    def __enter__(self):
+        try:
+            return self.start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def __exit__(self, *_):
+        self.stop()
+
+    def job_settings(self):
+        """What a driver on this machine needs to use the cluster."""
+        return ["--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
+                "--conf", "spark.ui.enabled=false", "--conf", "spark.executor.memory=512m"]
+
+
+def wrapper(folder, visage, body):
+    """A script standing in for visage: `body` (shell), then visage itself."""
+    path = os.path.join(folder, "visage")
+    with open(path, "w") as f:
+        f.write(f"#!/bin/sh\n{body}\nexec '{os.path.abspath(visage)}' \"$@\"\n")
+    os.chmod(path, 0o755)
+    return path
 
 
 def main():
@@ -107,18 +239,70 @@ def main():
         os.makedirs(inputs)
         paths = make_inputs(inputs)
         direct = expected(paths, visage)
+        contents = {p: open(p, "rb").read() for p in paths}
 
-        print("job over", len(paths), "files, local[2]")
-        run_job(inputs, os.path.join(work, "out.parquet"), visage, "local[2]")
-        check(read_rows(os.path.join(work, "out.parquet")), paths, direct)
+        started = time.time()
+        print("files: job over", len(paths), "files, local[2]", flush=True)
+        finish(run_job([inputs], os.path.join(work, "out.parquet"), visage, "local[2]", ["--partitions", "2"]))
+        check_files(read_rows(os.path.join(work, "out.parquet")), paths, direct)
 
-        print("job whose visage is killed once, local[2,2]")
-        tools = os.path.join(work, "tools")
-        os.makedirs(tools)
-        wrapper, marker = crash_once_wrapper(tools, visage)
-        run_job(inputs, os.path.join(work, "retried.parquet"), wrapper, "local[2,2]")
-        assert os.path.exists(marker), "the wrapper never crashed"
-        check(read_rows(os.path.join(work, "retried.parquet")), paths, direct)
+        print("parquet: Hugging Face image structs with nulls, local[2]", flush=True)
+        records = [(k, p, contents[p]) for k, p in enumerate(paths)]
+        records += [(len(records), None, None), (len(records) + 1, "missing.png", None)]
+        dataset = os.path.join(work, "hf.parquet")
+        write_parquet(dataset, records, "struct")
+        finish(run_job(["--parquet", dataset, "--image-column", "image", "--keep-columns", "id,label"],
+                       os.path.join(work, "hf-out.parquet"), visage, "local[2]", ["--partitions", "2"]))
+        rows = read_rows(os.path.join(work, "hf-out.parquet"), key="id")
+        check_parquet(rows, {r[0]: (r[1] if r[2] is not None else None) for r in records}, direct)
+        assert all(row["label"] == f"row {k}" for k, row in rows.items())
+        assert rows[0]["source"] == paths[0] and rows[len(paths)]["error"].startswith("no image")
+        print(f"  local mode took {time.time() - started:.1f} s", flush=True)
+
+        # Forty rows over four partitions: eight copies of the five good images.
+        many = [(k, paths[k % 5], contents[paths[k % 5]]) for k in range(40)]
+        dataset = os.path.join(work, "binary.parquet")
+        write_parquet(dataset, many, "binary", row_group_size=5)
+        by_id = {r[0]: r[1] for r in many}
+        environment = dict(os.environ, PYSPARK_PYTHON=sys.executable, SPARK_LOCAL_IP="127.0.0.1")
+        started = time.time()
+        with StandaloneCluster(os.path.join(work, "cluster")) as cluster:
+            print(f"cluster: master and 2 workers up in {time.time() - started:.1f} s", flush=True)
+            settings = ["--parquet", dataset, "--image-column", "image", "--keep-columns", "id",
+                        "--partitions", "4"] + cluster.job_settings()
+
+            print("cluster: a visage that is killed the first time it runs", flush=True)
+            tools = os.path.join(work, "crash")
+            os.makedirs(tools)
+            marker = os.path.join(tools, "crashed-once")
+            crashing = wrapper(tools, visage, f"if [ ! -e '{marker}' ]; then touch '{marker}'; kill -9 $$; fi")
+            finish(run_job(settings, os.path.join(work, "retried.parquet"), crashing, cluster.url,
+                           environment=environment))
+            assert os.path.exists(marker), "the wrapper never crashed"
+            rows = read_rows(os.path.join(work, "retried.parquet"), key="id")
+            check_parquet(rows, by_id, direct)
+            assert all(row["source"].endswith(f"#{k}") for k, row in rows.items()), "FILE#ROW sources"
+
+            print("cluster: a worker killed while its tasks run", flush=True)
+            tools = os.path.join(work, "slow")
+            os.makedirs(tools)
+            started_log = os.path.join(tools, "started")
+            # Each visage notes where it runs (its executor's folder under a worker's work
+            # folder) and takes a second longer, so that tasks are in flight when the worker dies.
+            slow = wrapper(tools, visage, f"echo \"$PWD\" >> '{started_log}'; sleep 1")
+            job = run_job(settings, os.path.join(work, "survived.parquet"), slow, cluster.url,
+                          environment=environment)
+            victim = cluster.workers[0][1]
+            deadline = time.time() + 120
+            while not (os.path.exists(started_log) and victim in open(started_log).read()):
+                assert job.poll() is None, "the job ended before the first worker ran a task"
+                assert time.time() < deadline, "the first worker never ran a task"
+                time.sleep(0.1)
+            cluster.kill_worker(0)
+            print("  killed worker0 (and its executor) while a task ran there", flush=True)
+            finish(job)
+            check_parquet(read_rows(os.path.join(work, "survived.parquet"), key="id"), by_id, direct)
+        print(f"  the cluster took {time.time() - started:.1f} s", flush=True)
         assert not glob.glob(os.path.join(work, "*.parquet", "_temporary"))
     print("spark job: ok")
 
