@@ -87,6 +87,8 @@ struct Detect: ParsableCommand {
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
     var detector: FaceDetector?
+    // A wider search of a large photo takes seconds: on a terminal, say how far it has got.
+    let progressLine = range == .all || anyRotation ? SearchProgressLine.forTerminal() : nil
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, resultsKey: "detections",
       taskName: "detector"
@@ -97,10 +99,12 @@ struct Detect: ParsableCommand {
           options: options(
             modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath, liveStreamHandler: handler
           ))
+        if let progressLine { made.reportSearchProgress(to: progressLine.update) }
         detector = made
         return made
       }
     } report: { result, frame, image in
+      progressLine?.clear()
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
       // Image and video mode report straight after the frame's search, so the profile is its own.
       if profileSearch, runningMode != .liveStream, let profile = detector?.lastSearchProfile {

@@ -224,6 +224,7 @@ final class Reporter {
   private let total: Int?
   private var done = 0
   private let showProgress: Bool
+  private let isTerminal = isatty(STDERR_FILENO) != 0
 
   /// `total` is the number of inputs, or `nil` when unknown (a stream or a path list on
   /// standard input), in which case progress is a running count.
@@ -273,7 +274,8 @@ final class Reporter {
     FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
   }
 
+  /// Clears the progress bar, or `detect`'s search progress line, from a terminal.
   private func clearProgress() {
-    if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    if isTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
   }
 }

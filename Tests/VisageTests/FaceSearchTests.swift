@@ -410,6 +410,34 @@ import VisageTestSupport
     // The detector is unharmed: the next search runs to the end.
     #expect(try detector.detect(image: image).detections.count == 1)
   }
+
+  /// The progress a search reports (`visage detect`'s progress line): every phase of the
+  /// profile, in order, as it starts, with the runs so far never decreasing and the plan,
+  /// once the looks are known, never below what was run.
+  @Test func aSearchReportsItsProgressByPhase() throws {
+    let detector = try FaceDetector(options: Self.detectorOptions())
+    let seen = ProgressLog()
+    detector.reportSearchProgress(to: seen.append)
+    _ = try detector.detect(image: Self.astronaut())
+    let profile = try #require(detector.lastSearchProfile)
+    let reports = seen.reports
+    #expect(reports.map(\.phase) == profile.phases.map(\.name))
+    #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.runs <= $1.runs && $0.seconds <= $1.seconds })
+    let looks = try #require(reports.last)
+    #expect(looks.phase == "looks" && looks.runs == profile.phases.dropLast().reduce(0) { $0 + $1.inferences })
+    #expect(looks.plannedRuns == looks.runs + 2 * profile.candidates)
+    detector.reportSearchProgress(to: nil)
+    _ = try detector.detect(image: Self.astronaut())
+    #expect(seen.reports.count == reports.count, "no calls once the handler is removed")
+  }
+}
+
+/// Progress reports collected from the searching thread.
+final class ProgressLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var items: [SearchProgress] = []
+  var reports: [SearchProgress] { lock.withLock { items } }
+  func append(_ progress: SearchProgress) { lock.withLock { items.append(progress) } }
 }
 
 /// `Tests/Fixtures/crowd/truth.json`: each image's faces as pasted, boxes in pixels.

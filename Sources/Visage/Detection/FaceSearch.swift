@@ -20,6 +20,8 @@ final class FaceSearch {
   private let crew: (pairs: [DetectorPair], pool: ThreadPool)?
   /// Where the last wider search's time went; nil before one, and for the single model.
   private(set) var lastProfile: SearchProfile?
+  /// Called at the start of each phase of a wider search, on the searching thread.
+  var progress: (@Sendable (SearchProgress) -> Void)?
 
   /// A short-range and a full-range detector, for one thread's tiles and looks.
   struct DetectorPair {
@@ -100,11 +102,16 @@ final class FaceSearch {
     let solo = fullRange.map { DetectorPair(primary: primary, fullRange: $0) }
     var profile = SearchProfile()
     let timesBefore = inferenceTimes()
+    let searchStart = monotonicSeconds()
+    var plannedRuns = planned
     /// `body`, timed into the profile under `name` with the model runs it made.
     func phase<T>(_ name: String, _ body: () throws(VisionTaskError) -> T) throws(VisionTaskError) -> T {
       // A Swift task that runs the search may cancel it: checked between its phases.
       if Task.isCancelled { throw .cancelled }
       let (start, runs) = (monotonicSeconds(), inferenceTimes().runs)
+      progress?(
+        SearchProgress(
+          phase: name, runs: runs - timesBefore.runs, plannedRuns: plannedRuns, seconds: start - searchStart))
       let result = try body()
       profile.phases.append(
         .init(name: name, seconds: monotonicSeconds() - start, inferences: inferenceTimes().runs - runs))
@@ -159,6 +166,7 @@ final class FaceSearch {
     let looked =
       suppressed.count <= Self.maximumCandidates
       ? suppressed : Array(suppressed.sorted { $0.score > $1.score }.prefix(Self.maximumCandidates))
+    plannedRuns = inferenceTimes().runs - timesBefore.runs + 2 * looked.count
     let confirmed = try phase("looks") { () throws(VisionTaskError) in try confirmFaces() }
     profile.confirmed = confirmed.count
     return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)

@@ -23,6 +23,20 @@ package struct SearchProfile: Sendable, Equatable {
   package var inference = InferenceTimes()
 }
 
+/// How far a wider search has got, as it reports at the start of each phase: for a progress
+/// line on a terminal (`visage detect`), since one search of a large photo can take seconds.
+package struct SearchProgress: Sendable, Equatable {
+  /// The phase starting, as `SearchProfile.Phase.name` names it.
+  package var phase: String
+  /// Model runs made so far.
+  package var runs: Int
+  /// The runs the passes plan, plus two for each candidate once the looks are known (a
+  /// look's fewest): an estimate of the whole, at most the search's own count.
+  package var plannedRuns: Int
+  /// Seconds since the search started.
+  package var seconds: Double
+}
+
 /// The time a detector's runs spent in their three stages, summed.
 package struct InferenceTimes: Sendable, Equatable {
   package var runs = 0
