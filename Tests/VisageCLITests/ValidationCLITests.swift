@@ -18,7 +18,10 @@ import VisageTestSupport
 
   /// Dumps the blendshape model with `kernels` into `directory`.
   static func dump(_ directory: String, kernels: String = "optimized") throws {
-    let run = try CLI.run(["run", model, "--input", input, "--kernels", kernels, "--dump-tensors", directory])
+    let run = try CLI.run([
+      "run", model, "--input", input, "--kernels", kernels, "--dump-tensors", directory, "--output-dir",
+      directory + "/out",
+    ])
     try #require(run.status == 0, "\(run.stderr)")
   }
 

@@ -15,7 +15,7 @@ import VisageTestSupport
 
   /// 1e-5 for the default kernels. BLAS sgemm blocks and fuses its sums, and lands at up to
   /// 1.6e-5 on the landmark model's presence output for some seeds (1.8e-5 on the LiteRT
-  /// fixture's random input, README), so it gets a looser, named bound.
+  /// fixture's random input, docs/parity.md), so it gets a looser, named bound.
   static func tolerance(_ implementation: Implementation) -> Tolerance {
     implementation == .blas ? Tolerance(5e-5, name: "blas 5e-5") : .model
   }

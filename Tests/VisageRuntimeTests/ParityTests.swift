@@ -56,7 +56,7 @@ import VisageTestSupport
   }
 
   /// The largest scaled difference the optimized kernels reach against LiteRT's reference
-  /// kernels over all fixture cases and outputs, per model, printed for the README and held
+  /// kernels over all fixture cases and outputs, per model, printed for docs/parity.md and held
   /// to what the kernels achieve, far inside the 1e-5 every model is held to above.
   ///
   /// Measured on x86-64 Linux (`swift test -c release --filter ParityTests/worstCaseDifferences`,
