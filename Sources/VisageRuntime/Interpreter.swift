@@ -13,6 +13,9 @@ public final class Interpreter {
   public let pool: ThreadPool?
   /// Shape of every tensor that has one, keyed by tensor id.
   public let shapes: [Int: Shape]
+  /// Whether every tensor keeps its own memory and the graph runs unfused, so that
+  /// `value(ofTensor:)` holds every intermediate after a run.
+  public let preservesAllTensors: Bool
 
   private let arena: ConstantBuffer
   private let constantBuffers: [Int: ConstantBuffer]
@@ -46,6 +49,7 @@ public final class Interpreter {
     let graph = graph.applying(passes)
     if !passes.isEmpty { shapes = try Self.inferShapes(graph) }
     self.graph = graph
+    self.preservesAllTensors = preservingAllTensors
     self.implementation = implementation
     self.pool = pool
     // BLAS has threads of its own (one per core by default, which costs more than it gains

@@ -5,15 +5,15 @@ import VisageKernels
 /// constants as the model keeps them: float16 weights, int32 shapes).
 public struct NPYArray: Sendable {
   /// The NumPy dtype string, such as `<f4`, `<f2` or `<i4`.
-  public var descr: String
+  public let descr: String
   /// The dimensions (empty for a scalar).
-  public var shape: [Int]
+  public let shape: [Int]
   /// Every value in row-major order, as a double (exact for every dtype read except
   /// 64-bit integers beyond 2^53).
-  public var values: [Double]
+  public let values: [Double]
 
-  /// The little-endian dtypes read, with their widths in bytes.
-  public static let widths: [String: Int] = [
+  /// The little-endian dtypes read and written, with their widths in bytes.
+  static let widths: [String: Int] = [
     "<f2": 2, "<f4": 4, "<f8": 8, "|i1": 1, "<i2": 2, "<i4": 4, "<i8": 8, "|u1": 1, "<u2": 2, "<u4": 4, "<u8": 8,
     "|b1": 1,
   ]
@@ -49,7 +49,13 @@ public struct NPYArray: Sendable {
 
   /// A `.npy` file holding `data`, the little-endian bytes of `shape`'s values in C order as
   /// `descr` says.
-  public static func npy(descr: String, shape: [Int], data: some Collection<UInt8>) -> [UInt8] {
-    NPYHeader.encode(descr: descr, shape: shape) + data
+  ///
+  /// - Throws: `RuntimeError.invalidInput` for a dtype this type does not read, or data whose
+  ///   length is not what `shape` needs.
+  public static func npy(descr: String, shape: [Int], data: some Collection<UInt8>) throws(RuntimeError) -> [UInt8] {
+    guard let width = widths[descr] else { throw .invalidInput(".npy dtype '\(descr)' is not supported") }
+    guard let count = Shape(shape).checkedCount, count.multipliedReportingOverflow(by: width) == (data.count, false)
+    else { throw .invalidInput("\(data.count) bytes of \(descr) data do not fill shape \(Shape(shape))") }
+    return NPYHeader.encode(descr: descr, shape: shape) + data
   }
 }

@@ -129,18 +129,21 @@ public struct TensorDump: Sendable {
     }
   }
 
-  /// A name safe in any file system: letters, digits, `.`, `-` and `_` kept, every other
-  /// run of characters one `_`, at most 80 characters.
+  /// A name safe in any file system: ASCII letters, digits, `.`, `-` and `_` kept, every run
+  /// of other characters made one `_` (so `a_/b` is `a__b`), at most 80 characters.
   private static func safe(_ name: String) -> String {
     var out = ""
+    var replacing = false
     for scalar in name.unicodeScalars {
-      if scalar.isASCII,
-        scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar)
-      {
+      let kept =
+        scalar.isASCII
+        && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
+      if kept {
         out.unicodeScalars.append(scalar)
-      } else if !out.hasSuffix("_") {
+      } else if !replacing {
         out += "_"
       }
+      replacing = !kept
     }
     return String(out.prefix(80))
   }
@@ -148,12 +151,16 @@ public struct TensorDump: Sendable {
   /// The `.npy` file of `entry`: a constant's bytes as the model stores them, anything
   /// computed as `interpreter` holds it after a run; nil when the interpreter does not hold
   /// it (an interpreter made from another graph).
+  ///
+  /// `interpreter` must be made from `model` with `preservingAllTensors: true` (nil otherwise:
+  /// intermediates would share memory, or fusion would have removed them) and have run.
   public func npy(of entry: Entry, from interpreter: Interpreter) -> [UInt8]? {
     let tensor = file.tensors[entry.index]
     if entry.producer == nil, let data = tensor.data {
-      return NPYArray.npy(descr: entry.dtype, shape: entry.shape, data: file.bytes[data])
+      // The loader checked that the data fills the shape, so this does not fail.
+      return try? NPYArray.npy(descr: entry.dtype, shape: entry.shape, data: file.bytes[data])
     }
-    guard let value = interpreter.value(ofTensor: entry.index) else { return nil }
+    guard interpreter.preservesAllTensors, let value = interpreter.value(ofTensor: entry.index) else { return nil }
     return value.npy
   }
 }

@@ -4,7 +4,10 @@ import Foundation
 /// docs/validation.md shows both.
 extension DumpComparison {
   var json: JSON {
-    func number(_ value: Double) -> JSON { .double(value) }  // null for ±infinity
+    func number(_ value: Double) -> JSON { .double(value) }
+    // The signal-to-noise ratio is infinite for equal tensors and minus infinity for noise
+    // against an all-zero reference: JSON has no number for either, so they are strings.
+    func decibels(_ value: Double) -> JSON { value.isFinite ? .double(value) : .string(value > 0 ? "inf" : "-inf") }
     func describe(_ r: Result) -> [(String, JSON)] {
       var fields: [(String, JSON)] = [
         ("index", .int(r.index)), ("name", .string(r.name)), ("shape", .array(r.shape.map(JSON.int))),
@@ -16,7 +19,7 @@ extension DumpComparison {
       if r.problem == nil {
         let s = r.stats
         fields += [
-          ("maxAbsError", number(s.maxAbsError)), ("maxRelError", number(s.maxRelError)), ("snrDb", number(s.snrDb)),
+          ("maxAbsError", number(s.maxAbsError)), ("maxRelError", number(s.maxRelError)), ("snrDb", decibels(s.snrDb)),
           ("mismatches", .int(s.mismatches)),
           (
             "nonFinite",
@@ -48,14 +51,15 @@ extension DumpComparison {
         ])
       } ?? .null
     }
-    return .object([
-      ("a", .object([("directory", .string(directories.a)), ("engine", .string(a.engine)), ("stopped", stop(a))])),
-      ("b", .object([("directory", .string(directories.b)), ("engine", .string(b.engine)), ("stopped", stop(b))])),
-      ("atol", .double(tolerance.atol)), ("rtol", .double(tolerance.rtol)),
-      ("compared", .int(results.count)), ("failed", .int(failed)),
-      ("onlyInA", .array(onlyInA.map(JSON.int))), ("onlyInB", .array(onlyInB.map(JSON.int))),
-      ("tensors", .array(results.map { .object(describe($0)) })), ("firstDivergence", divergence),
-    ])
+    return .object(
+      [
+        ("a", .object([("directory", .string(directories.a)), ("engine", .string(a.engine)), ("stopped", stop(a))])),
+        ("b", .object([("directory", .string(directories.b)), ("engine", .string(b.engine)), ("stopped", stop(b))])),
+        ("atol", .double(tolerance.atol)), ("rtol", .double(tolerance.rtol)),
+        ("compared", .int(results.count)), ("failed", .int(failed)),
+        ("onlyInA", .array(onlyInA.map(JSON.int))), ("onlyInB", .array(onlyInB.map(JSON.int))),
+        ("tensors", .array(results.map { .object(describe($0)) })), ("firstDivergence", divergence),
+      ] + (fusedOutputs.isEmpty ? [] : [("fusedOutputs", .array(fusedOutputs.map { .object(describe($0)) }))]))
   }
 
   var text: String {
@@ -94,9 +98,18 @@ extension DumpComparison {
       lines.append(
         pad(String(r.index), 7) + pad(op, 26) + pad(r.status.rawValue, 16) + pad(error, 10) + pad(snr, 9) + r.name)
     }
+    let sharedFailed = results.count { $0.status != .ok }
     lines.append(
-      "\(results.count) tensors in both: \(results.count - failed) within tolerance, \(failed) not; "
+      "\(results.count) tensors in both: \(results.count - sharedFailed) within tolerance, \(sharedFailed) not; "
         + "\(onlyInA.count) only in A, \(onlyInB.count) only in B")
+    if !fusedOutputs.isEmpty {
+      let bad = fusedOutputs.filter { $0.status != .ok }
+      lines.append(
+        "the fused graph's \(fusedOutputs.count) output\(fusedOutputs.count == 1 ? "" : "s") (what inference runs) "
+          + "against B: "
+          + (bad.isEmpty ? "within tolerance" : "\(bad.count) not within tolerance"))
+      for r in bad { lines.append("  fused output \(label(r)): \(errors(r))") }
+    }
     guard let first = firstDivergence else {
       lines.append("first divergence: none")
       return lines.joined(separator: "\n")

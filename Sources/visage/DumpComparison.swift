@@ -85,6 +85,8 @@ struct DumpComparison {
   /// Tensor indices in one dump only.
   private(set) var onlyInA: [Int] = []
   private(set) var onlyInB: [Int] = []
+  /// `run --against`: the model's outputs from the fused graph inference runs, against B.
+  private(set) var fusedOutputs: [Result] = []
 
   /// Reads both manifests and compares every tensor they share, one at a time.
   ///
@@ -141,8 +143,35 @@ struct DumpComparison {
     return result
   }
 
-  /// How many shared tensors fail.
-  var failed: Int { results.count { $0.status != .ok } }
+  /// Compares the fused graph's outputs (what inference computes; a dump runs unfused) with
+  /// B's values of the same tensors.
+  mutating func compareFused(outputs: [(index: Int, tensor: Tensor)]) {
+    let inB = Dictionary(b.tensors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+    for (index, tensor) in outputs {
+      guard let reference = inB[index] else { continue }
+      var result = Result(
+        index: index, name: reference.name, shape: tensor.shape.dimensions, producer: reference.producer)
+      guard reference.shape == tensor.shape.dimensions,
+        let data = FileManager.default.contents(atPath: directories.b + "/" + reference.file),
+        let values = try? NPYArray(npy: [UInt8](data)), values.shape == reference.shape
+      else {
+        result.status = .unreadable
+        result.problem = "B's tensor \(index) is missing, unreadable or of another shape"
+        fusedOutputs.append(result)
+        continue
+      }
+      result.stats = Statistics(tensor.values.map(Double.init), values.values, tolerance)
+      if result.stats.nonFiniteMismatches > 0 {
+        result.status = .nonFinite
+      } else if result.stats.mismatches > 0 {
+        result.status = .outOfTolerance
+      }
+      fusedOutputs.append(result)
+    }
+  }
+
+  /// How many shared tensors fail, the fused outputs' included.
+  var failed: Int { results.count { $0.status != .ok } + fusedOutputs.count { $0.status != .ok } }
 
   /// The first failing tensor in execution order.
   var firstDivergence: Result? { results.first { $0.status != .ok } }

@@ -105,6 +105,12 @@ struct DumpManifest {
         index: index, name: entry["name"] as? String ?? "", file: file, shape: shape,
         dtype: entry["dtype"] as? String ?? "", producer: producer)
     }
+    var seen: [Int: Int] = [:]
+    for (k, tensor) in tensors.enumerated() {
+      if let first = seen.updateValue(k, forKey: tensor.index) {
+        throw fail("tensors[\(first)] and tensors[\(k)] both name tensor \(tensor.index)")
+      }
+    }
     if let stop = root["stopped"] as? [String: Any] {
       let op = stop["operator"] as? [String: Any]
       stopped = TensorDump.Stop(

@@ -140,8 +140,12 @@ struct Run: ParsableCommand {
     let outputs = try interpreter.run(readInputs(dump.model, interpreter))
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+      // An earlier dump's manifest must not stand over this dump's files if it stops halfway.
+      if FileManager.default.fileExists(atPath: directory + "/manifest.json") {
+        try FileManager.default.removeItem(atPath: directory + "/manifest.json")
+      }
     } catch {
-      throw SetupError("cannot create \(directory)")
+      throw SetupError("cannot prepare \(directory)")
     }
     for entry in dump.entries {
       let path = directory + "/" + entry.file
@@ -168,7 +172,14 @@ struct Run: ParsableCommand {
     let (a, b) = (root + "/" + kernels.rawValue, root + "/" + reference.rawValue)
     _ = try self.dump(dump, kernels, to: a)
     _ = try self.dump(dump, reference, to: b)
-    let comparison = try DumpComparison(a, b, tolerance: tolerance.bound)
+    var comparison = try DumpComparison(a, b, tolerance: tolerance.bound)
+    if dump.stop == nil {
+      // The dumps run unfused; inference runs the fused graph. Its outputs are held to B too,
+      // so that a fault in a fused kernel cannot pass.
+      let fused = try Interpreter(model: dump.model, implementation: kernels)
+      let outputs = try fused.run(readInputs(dump.model, fused))
+      comparison.compareFused(outputs: Array(zip(dump.model.graph.outputs, outputs)).map { (index: $0, tensor: $1) })
+    }
     print(output ?? .automatic == .json ? comparison.json.description : comparison.text)
     if comparison.failed > 0 || dump.stop != nil { throw ExitCode(1) }
   }

@@ -130,6 +130,16 @@ import VisageTestSupport
     #expect(first["status"] as? String == "nonFinite")
     let counts = try #require(first["nonFinite"] as? [String: Any])
     #expect(counts["a"] as? Int == 0 && counts["b"] as? Int == 1 && counts["mismatches"] as? Int == 1)
+    // Equal tensors have an infinite signal-to-noise ratio; an error against an all-zero
+    // reference a minus infinite one: strings, as JSON has no such numbers.
+    let tensors = try #require(report["tensors"] as? [[String: Any]])
+    #expect(tensors.first?["snrDb"] as? String == "inf")
+    try Self.change(b, file: file) { $0 = $0.map { _ in 0 } }
+    let (_, zeros) = try Self.compare(a, b)
+    #expect((zeros["firstDivergence"] as? [String: Any])?["snrDb"] as? String == "-inf")
+    try FileManager.default.removeItem(atPath: b)
+    try FileManager.default.copyItem(atPath: a, toPath: b)
+    try Self.change(b, file: file) { $0[0] = .nan }
     try Self.change(a, file: file) {
       $0[0] = .nan
       $0[1] = .infinity
@@ -180,6 +190,11 @@ import VisageTestSupport
     try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: b + "/manifest.json"))
     let outside = try CLI.run(["compare", a, b])
     #expect(outside.status == 2 && outside.stderr.contains("must be a file name"))
+    tensors[0] = tensors[1]
+    manifest["tensors"] = tensors
+    try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: b + "/manifest.json"))
+    let twice = try CLI.run(["compare", a, b])
+    #expect(twice.status == 2 && twice.stderr.contains("both name tensor"), "\(twice.stderr)")
     #expect(try CLI.run(["run", Self.model, "--input", Self.input, "--against", "optimized"]).status == 2)
   }
 
@@ -194,6 +209,9 @@ import VisageTestSupport
     let report = try #require(try run.jsonLines().first)
     #expect((report["compared"] as? Int ?? 0) > 200 && report["failed"] as? Int == 0)
     #expect(((report["b"] as? [String: Any])?["engine"] as? String) == "visage reference")
+    // The fused graph inference runs is held to the reference too: the model has one output.
+    let fused = try #require(report["fusedOutputs"] as? [[String: Any]])
+    #expect(fused.count == 1 && fused[0]["status"] as? String == "ok" && fused[0]["index"] as? Int == 195)
     #expect(FileManager.default.fileExists(atPath: root + "/optimized/manifest.json"))
     #expect(FileManager.default.fileExists(atPath: root + "/reference/manifest.json"))
   }
@@ -216,6 +234,11 @@ import VisageTestSupport
     #expect(tensors.map { $0["index"] as? Int } == [0, 1, 2])
     let sum = try NPYArray(npy: Fixtures.bytes(atPath: root + "/dump/" + (tensors[2]["file"] as! String)))
     #expect(sum.values == [2, 4, 6, 8])
+    // A stopped dump cannot pass a comparison, not even with itself.
+    let (compared, report) = try Self.compare(root + "/dump", root + "/dump")
+    #expect(compared.status == 1 && report["failed"] as? Int == 0)
+    let text = try CLI.run(["compare", root + "/dump", root + "/dump", "--output", "text"])
+    #expect(text.status == 1 && text.stdout.contains("A stopped at operator 1 SOFTMAX"))
   }
 }
 

@@ -59,6 +59,17 @@ import VisageTestSupport
     #expect(entries.allSatisfy { $0.producer == nil || $0.dtype == "<f4" })
   }
 
+  /// File names follow docs/validation.md's rule, as Tools/litert_dump.py's regular
+  /// expression does: every run of other characters one `_`, a kept `_` beside it kept too.
+  @Test func fileNamesReplaceRunsOfOtherCharacters() throws {
+    let model = TinyModel(
+      operatorCodes: [TinyModel.Builtin.relu],
+      tensors: [.float([2], "a_/b:0"), .float([2], "über//x__y")], inputs: [0], outputs: [1],
+      operators: [.init(opcodeIndex: 0, inputs: [0], outputs: [1])])
+    let dump = try TensorDump(modelBytes: model.bytes)
+    #expect(dump.entries.map(\.file) == ["0000_a__b_0.npy", "0001__ber_x__y.npy"])
+  }
+
   /// A model with an operator the runtime lacks is read up to it: the stop names it, and
   /// what comes before runs and dumps.
   @Test func partialDumpStopsAtTheUnsupportedOperator() throws {
@@ -78,8 +89,8 @@ import VisageTestSupport
   /// `NPYArray` widens every dtype a dump may hold, sign-extends the narrow integers, and
   /// refuses what it cannot read with the dtype named.
   @Test func npyArrayReadsEveryDumpType() throws {
-    func file(_ descr: String, _ shape: [Int], _ data: [UInt8]) -> [UInt8] {
-      NPYArray.npy(descr: descr, shape: shape, data: data)
+    func file(_ descr: String, _ shape: [Int], _ data: [UInt8]) throws -> [UInt8] {
+      try NPYArray.npy(descr: descr, shape: shape, data: data)
     }
     #expect(
       try NPYArray(npy: file("<f2", [3], [0x00, 0x3C, 0x00, 0xC0, 0x00, 0x7E])).values.enumerated().map {
@@ -92,7 +103,15 @@ import VisageTestSupport
     #expect(try NPYArray(npy: file("<f8", [1], Array(repeating: 0, count: 6) + [0xF0, 0x3F])).values == [1])
     let scalar = try NPYArray(npy: file("<f4", [], [0, 0, 0x80, 0x3F]))
     #expect(scalar.shape == [] && scalar.values == [1])
-    #expect(throws: RuntimeError.self) { try NPYArray(npy: file(">f4", [1], [0x3F, 0x80, 0, 0])) }
-    #expect(throws: RuntimeError.self) { try NPYArray(npy: file("<f4", [2], [0, 0, 0x80, 0x3F])) }
+    // Big-endian data is refused, and so is data longer than its shape, when read and
+    // when written.
+    let one = try file("<f4", [1], [0, 0, 0x80, 0x3F])
+    var bigEndian = one
+    let at = try #require(one.indices.dropLast(2).first { one[$0...].starts(with: Array("<f4".utf8)) })
+    bigEndian[at] = UInt8(ascii: ">")
+    #expect(throws: RuntimeError.self) { try NPYArray(npy: bigEndian) }
+    #expect(throws: RuntimeError.self) { try NPYArray(npy: one + [0, 0, 0, 0]) }
+    #expect(throws: RuntimeError.self) { try file(">f4", [1], [0x3F, 0x80, 0, 0]) }
+    #expect(throws: RuntimeError.self) { try file("<f4", [2], [0, 0, 0x80, 0x3F]) }
   }
 }
