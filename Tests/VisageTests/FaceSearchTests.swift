@@ -412,19 +412,29 @@ import VisageTestSupport
   }
 
   /// The progress a search reports (`visage detect`'s progress line): every phase of the
-  /// profile, in order, as it starts, with the runs so far never decreasing and the plan,
-  /// once the looks are known, never below what was run.
-  @Test func aSearchReportsItsProgressByPhase() throws {
-    let detector = try FaceDetector(options: Self.detectorOptions())
+  /// profile, in order, as it starts, and within a phase after every chunk of tiles, with the
+  /// runs so far never decreasing; the looks' plan is the runs before them and two a
+  /// candidate. The result is the same as without a handler.
+  @Test func aSearchReportsItsProgress() throws {
+    let detector = try FaceDetector(options: Self.detectorOptions(minDetectionConfidence: Self.allScalesThreshold))
+    let image = try MPImage(contentsOfFile: Fixtures.fixturePath("crowd/crowd_00.jpg"))
+    let quiet = try detector.detect(image: image).detections
     let seen = ProgressLog()
     detector.reportSearchProgress(to: seen.append)
-    _ = try detector.detect(image: Self.astronaut())
+    #expect(try detector.detect(image: image).detections == quiet)
     let profile = try #require(detector.lastSearchProfile)
     let reports = seen.reports
-    #expect(reports.map(\.phase) == profile.phases.map(\.name))
+    let phases = reports.map(\.phase).enumerated().filter {
+      $0.offset == 0 || reports[$0.offset - 1].phase != $0.element
+    }
+    #expect(phases.map(\.element) == profile.phases.map(\.name))
+    // 1280x960: 180 small tiles a turn, so three reports within each small-tile phase.
+    #expect(
+      reports.filter { $0.phase == "small tiles 0°" }.count == 1 + (180 + FaceSearch.progressChunk - 1)
+        / FaceSearch.progressChunk)
     #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.runs <= $1.runs && $0.seconds <= $1.seconds })
-    let looks = try #require(reports.last)
-    #expect(looks.phase == "looks" && looks.runs == profile.phases.dropLast().reduce(0) { $0 + $1.inferences })
+    let looks = try #require(reports.first { $0.phase == "looks" })
+    #expect(looks.runs == profile.phases.dropLast().reduce(0) { $0 + $1.inferences })
     #expect(looks.plannedRuns == looks.runs + 2 * profile.candidates)
     detector.reportSearchProgress(to: nil)
     _ = try detector.detect(image: Self.astronaut())

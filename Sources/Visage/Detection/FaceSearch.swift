@@ -104,14 +104,24 @@ final class FaceSearch {
     let timesBefore = inferenceTimes()
     let searchStart = monotonicSeconds()
     var plannedRuns = planned
+    var phaseName = ""
+    /// Tells `progress`, if set, where the search is: at each phase's start and, within the
+    /// long phases, after every `progressChunk` tiles or candidates.
+    func report() {
+      guard let progress else { return }
+      progress(
+        SearchProgress(
+          phase: phaseName, runs: inferenceTimes().runs - timesBefore.runs, plannedRuns: plannedRuns,
+          seconds: monotonicSeconds() - searchStart))
+    }
+    let tick: (() -> Void)? = progress == nil ? nil : report
     /// `body`, timed into the profile under `name` with the model runs it made.
     func phase<T>(_ name: String, _ body: () throws(VisionTaskError) -> T) throws(VisionTaskError) -> T {
       // A Swift task that runs the search may cancel it: checked between its phases.
       if Task.isCancelled { throw .cancelled }
       let (start, runs) = (monotonicSeconds(), inferenceTimes().runs)
-      progress?(
-        SearchProgress(
-          phase: name, runs: runs - timesBefore.runs, plannedRuns: plannedRuns, seconds: start - searchStart))
+      phaseName = name
+      report()
       let result = try body()
       profile.phases.append(
         .init(name: name, seconds: monotonicSeconds() - start, inferences: inferenceTimes().runs - runs))
@@ -129,12 +139,12 @@ final class FaceSearch {
           try solo.fullRange.candidates(image, rect: whole, minScore: passScore)
         }
         pass += try phase("full tiles \(turn)°") { () throws(VisionTaskError) in
-          try shared(tiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+          try shared(tiles.count, solo: solo, tick: tick) { (pair, share) throws(VisionTaskError) in
             try pair.fullRange.candidates(image, tiles: tiles[share], rotationDegrees: degrees, minScore: passScore)
           }
         }
         pass += try phase("small tiles \(turn)°") { () throws(VisionTaskError) in
-          try shared(smallFaceTiles.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+          try shared(smallFaceTiles.count, solo: solo, tick: tick) { (pair, share) throws(VisionTaskError) in
             try pair.primary.candidates(
               image, tiles: smallFaceTiles[share], rotationDegrees: degrees, minScore: Self.smallFaceCandidateScore)
           }
@@ -172,7 +182,7 @@ final class FaceSearch {
     return NonMaxSuppression.weighted(confirmed, threshold: suppressionThreshold)
 
     func confirmFaces() throws(VisionTaskError) -> [RawDetection] {
-      try shared(looked.count, solo: solo) { (pair, share) throws(VisionTaskError) in
+      try shared(looked.count, solo: solo, tick: tick) { (pair, share) throws(VisionTaskError) in
         var faces: [RawDetection] = []
         for candidate in looked[share] {
           if let face = try confirm(
@@ -194,11 +204,34 @@ final class FaceSearch {
     return total
   }
 
+  /// `work` over the items `0..<count`, its results in item order, as `sharedAll` does; with
+  /// a `tick`, in chunks of `progressChunk` items with a tick after each (the same items, in
+  /// the same order, so the same results).
+  private func shared<T>(
+    _ count: Int, solo: DetectorPair, tick: (() -> Void)?,
+    _ work: (DetectorPair, Range<Int>) throws(VisionTaskError) -> [T]
+  ) throws(VisionTaskError) -> [T] {
+    guard let tick, count > Self.progressChunk else { return try sharedAll(count, solo: solo, work) }
+    var results: [T] = []
+    for start in stride(from: 0, to: count, by: Self.progressChunk) {
+      let end = min(count, start + Self.progressChunk)
+      results += try sharedAll(end - start, solo: solo) { (pair, share) throws(VisionTaskError) in
+        try work(pair, (start + share.lowerBound)..<(start + share.upperBound))
+      }
+      tick()
+    }
+    return results
+  }
+
+  /// Tiles or candidates between two progress reports: about a twentieth of a second of
+  /// model runs here.
+  static let progressChunk = 64
+
   /// `work` over the items `0..<count`, its results in item order: with a crew, each
   /// detector pair takes a run of neighbouring items on a thread of its own; without, `solo`
   /// takes them all. Either way the same models see the same pixels, so the results are the
   /// same.
-  private func shared<T>(
+  private func sharedAll<T>(
     _ count: Int, solo: DetectorPair, _ work: (DetectorPair, Range<Int>) throws(VisionTaskError) -> [T]
   ) throws(VisionTaskError) -> [T] {
     guard let (pairs, pool) = crew, count > 1 else { return try work(solo, 0..<count) }
