@@ -18,10 +18,16 @@ standalone cluster of three JVMs on 127.0.0.1 (a master and two workers, one cor
    and is run again; then with one worker killed (with its executor) while its tasks run.
    Both times every row is there exactly once. The cluster is stopped however the test ends.
 
+Before any of that, run_partition (the job's streaming to one visage) is checked on its own
+against a stand-in visage: nulls at the start, middle and end keep their places; a visage
+that dies mid-stream, answers out of step, or a record source that fails makes it raise (never
+hang, never drop rows); closed early, it leaves no process behind.
+
 Exits non-zero on any failure, Spark failing to start included: nothing is skipped.
 """
 import argparse
 import glob
+import threading
 import json
 import os
 import shutil
@@ -64,8 +70,16 @@ def run_job(inputs, output, visage, master, extra=(), environment=None):
     return subprocess.Popen(command, env=environment)
 
 
-def finish(job):
-    assert job.wait() == 0, f"the job failed with status {job.returncode}"
+def finish(job, timeout=300):
+    """Waits for a job; one that fails or runs past `timeout` seconds fails the test (and is
+    killed, as is any job still running when a check fails: see main)."""
+    try:
+        status = job.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        job.wait()
+        raise AssertionError(f"the job ran past {timeout} s")
+    assert status == 0, f"the job failed with status {status}"
 
 
 def read_rows(output, key="source"):
@@ -153,7 +167,9 @@ class StandaloneCluster:
         self.environment = dict(os.environ, SPARK_HOME=self.home, SPARK_LOCAL_IP="127.0.0.1",
                                 SPARK_LOG_DIR=os.path.join(folder, "logs"),
                                 # No REST submission server: nothing listens that the test does not use.
-                                SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false")
+                                # A port taken meanwhile fails the start rather than move elsewhere.
+                                SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false -Dspark.port.maxRetries=0",
+                                SPARK_WORKER_OPTS="-Dspark.port.maxRetries=0")
         self.master = None
         self.workers = []
         self.count = workers
@@ -215,9 +231,13 @@ class StandaloneCluster:
         self.stop()
 
     def job_settings(self):
-        """What a driver on this machine needs to use the cluster."""
+        """What a driver on this machine needs to use the cluster; it waits for both workers'
+        executors before scheduling, so that each worker gets tasks (the kill test needs the
+        first one busy)."""
         return ["--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
-                "--conf", "spark.ui.enabled=false", "--conf", "spark.executor.memory=512m"]
+                "--conf", "spark.ui.enabled=false", "--conf", "spark.executor.memory=512m",
+                "--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0",
+                "--conf", "spark.scheduler.maxRegisteredResourcesWaitingTime=60s"]
 
 
 def wrapper(folder, visage, body):
@@ -229,6 +249,82 @@ def wrapper(folder, visage, body):
     return path
 
 
+# A stand-in for `visage TASK --input-format jsonl -`: answers each line with its source, dies
+# (SIGKILL) before answering line DIE_AT, answers for a made-up source at line ASTRAY_AT, and
+# writes its pid to PID_FILE.
+FAKE_VISAGE = r"""
+import json, os, signal, sys
+open(os.environ["PID_FILE"], "w").write(str(os.getpid()))
+for k, line in enumerate(sys.stdin):
+    if k == int(os.environ.get("DIE_AT", -1)):
+        os.kill(os.getpid(), signal.SIGKILL)
+    source = json.loads(line)["source"]
+    if k == int(os.environ.get("ASTRAY_AT", -1)):
+        source = "somewhere else"
+    print(json.dumps({"source": source, "width": 1, "height": 1, "faceLandmarks": []}), flush=True)
+"""
+
+
+def check_run_partition(work):
+    """run_partition against the stand-in, without Spark."""
+    sys.path.insert(0, HERE)
+    from visage_spark import run_partition
+    fake = os.path.join(work, "fake_visage.py")
+    with open(fake, "w") as f:
+        f.write(FAKE_VISAGE)
+    pid_file = os.path.join(work, "fake.pid")
+
+    def run(records, **settings):
+        environment = dict(os.environ, PID_FILE=pid_file, **{k: str(v) for k, v in settings.items()})
+        return run_partition(iter(records), [sys.executable, fake], environment)
+
+    def within(seconds, body):
+        """body() in a thread that must end in `seconds`: a hang fails instead of blocking CI."""
+        outcome = []
+        thread = threading.Thread(target=lambda: outcome.append(capture(body)), daemon=True)
+        thread.start()
+        thread.join(seconds)
+        assert not thread.is_alive(), "run_partition hung"
+        return outcome[0]
+
+    def capture(body):
+        try:
+            return body()
+        except Exception as error:  # the checks below want to see it
+            return error
+
+    records = [(f"r{k}", None if k in (0, 3, 4, 9) else b"x", k) for k in range(10)]
+    answers = within(30, lambda: list(run(records)))
+    assert [extra for extra, _ in answers] == list(range(10)), answers
+    assert all(("error" in a) == (k in (0, 3, 4, 9)) for k, (_, a) in enumerate(answers)), answers
+    assert [a["source"] for _, a in answers] == [f"r{k}" for k in range(10)]
+
+    died = within(30, lambda: list(run(records, DIE_AT=3)))
+    assert isinstance(died, RuntimeError) and "status -9" in str(died), died
+    astray = within(30, lambda: list(run(records, ASTRAY_AT=2)))
+    assert isinstance(astray, RuntimeError) and "out of step" in str(astray), astray
+
+    def failing():
+        yield "a", b"x", 0
+        yield "b", None, 1
+        raise OSError("the batch could not be read")
+
+    broken = within(30, lambda: list(run(failing())))
+    assert isinstance(broken, RuntimeError) and "reading the partition's images failed" in str(broken), broken
+
+    stream = run(records)
+    next(stream)
+    stream.close()
+    pid = int(open(pid_file).read())
+    try:
+        os.kill(pid, 0)
+        raise AssertionError("the visage of a stream closed early is still running")
+    except ProcessLookupError:
+        pass
+    print("run_partition: order with nulls, a dying or astray visage, failing records, early close: ok",
+          flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--visage", default=os.path.join(ROOT, ".build", "release", "visage"))
@@ -238,6 +334,7 @@ def main():
         inputs = os.path.join(work, "images")
         os.makedirs(inputs)
         paths = make_inputs(inputs)
+        check_run_partition(work)
         direct = expected(paths, visage)
         contents = {p: open(p, "rb").read() for p in paths}
 
@@ -292,15 +389,20 @@ def main():
             slow = wrapper(tools, visage, f"echo \"$PWD\" >> '{started_log}'; sleep 1")
             job = run_job(settings, os.path.join(work, "survived.parquet"), slow, cluster.url,
                           environment=environment)
-            victim = cluster.workers[0][1]
-            deadline = time.time() + 120
-            while not (os.path.exists(started_log) and victim in open(started_log).read()):
-                assert job.poll() is None, "the job ended before the first worker ran a task"
-                assert time.time() < deadline, "the first worker never ran a task"
-                time.sleep(0.1)
-            cluster.kill_worker(0)
-            print("  killed worker0 (and its executor) while a task ran there", flush=True)
-            finish(job)
+            try:
+                victim = cluster.workers[0][1]
+                deadline = time.time() + 120
+                while not (os.path.exists(started_log) and victim in open(started_log).read()):
+                    assert job.poll() is None, "the job ended before the first worker ran a task"
+                    assert time.time() < deadline, "the first worker never ran a task"
+                    time.sleep(0.1)
+                cluster.kill_worker(0)
+                print("  killed worker0 (and its executor) while a task ran there", flush=True)
+                finish(job)
+            finally:
+                if job.poll() is None:
+                    job.kill()
+                    job.wait()
             check_parquet(read_rows(os.path.join(work, "survived.parquet"), key="id"), by_id, direct)
         print(f"  the cluster took {time.time() - started:.1f} s", flush=True)
         assert not glob.glob(os.path.join(work, "*.parquet", "_temporary"))

@@ -109,14 +109,15 @@ def run_partition(records, command, environment):
 
     `records` yields (source, image bytes or None, extra); the generator yields (extra,
     answer) for each in order, where answer is visage's JSON object, or an error object made
-    here for a missing image. Raises when visage dies or answers out of step, so that Spark
-    fails the task and runs it again."""
+    here for a missing image. Raises when visage dies or answers out of step, or when reading
+    the records fails, so that Spark fails the task and runs it again rather than lose rows.
+    However it ends (even closed early), the visage process is gone afterwards."""
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=environment)
     # What the writer sent (or skipped), in order: (source, extra, sent). The reader takes
     # from the front; deque's append and popleft are safe across the two threads.
     pending = collections.deque()
-    stderr, fed = [], threading.Event()
+    stderr, failure = [], []
 
     def feed():
         # A thread of its own, so that a full stdout pipe never blocks the writes.
@@ -126,11 +127,17 @@ def run_partition(records, command, environment):
                 if data is not None:
                     line = json.dumps({"source": source, "data": base64.b64encode(data).decode("ascii")})
                     process.stdin.write(line.encode() + b"\n")
-            process.stdin.close()
+                    # At once: visage should not wait for the next batch to see this image.
+                    process.stdin.flush()
         except BrokenPipeError:
             pass  # visage died; its status and the missing answers say so below
+        except BaseException as error:  # reading the records failed: the task must fail
+            failure.append(error)
         finally:
-            fed.set()
+            try:
+                process.stdin.close()  # visage answers what it has, then ends
+            except OSError:
+                pass
 
     def unsent():
         """Error answers for the images at the front that were never sent (nulls)."""
@@ -138,28 +145,37 @@ def run_partition(records, command, environment):
             source, extra, _ = pending.popleft()
             yield extra, {"source": source, "error": "no image: the value is null"}
 
-    writer = threading.Thread(target=feed)
+    writer = threading.Thread(target=feed, daemon=True)
     # stderr is read too, so that it cannot fill up and block visage; kept for the message.
-    stderr_reader = threading.Thread(target=lambda: stderr.append(process.stderr.read()))
+    stderr_reader = threading.Thread(target=lambda: stderr.append(process.stderr.read()), daemon=True)
     writer.start()
     stderr_reader.start()
-    answered = sent = 0
-    for line in process.stdout:
+    try:
+        answered = 0
+        for line in process.stdout:
+            yield from unsent()
+            answer = json.loads(line)
+            if not pending or answer.get("source") != pending[0][0]:
+                raise RuntimeError(f"visage answered for {answer.get('source')!r} out of step")
+            _, extra, _ = pending.popleft()
+            answered += 1
+            yield extra, answer
+        writer.join()
+        if failure:
+            raise RuntimeError(f"reading the partition's images failed after {answered + len(pending)} of them") \
+                from failure[0]
+        stderr_reader.join()
         yield from unsent()
-        answer = json.loads(line)
-        if not pending or answer.get("source") != pending[0][0]:
-            raise RuntimeError(f"visage answered for {answer.get('source')!r} out of step")
-        _, extra, _ = pending.popleft()
-        answered += 1
-        yield extra, answer
-    writer.join()
-    stderr_reader.join()
-    yield from unsent()
-    sent = answered + len(pending)
-    status = process.wait()
-    if status not in (0, 1) or pending:
-        log = b"".join(stderr).decode(errors="replace")[-2000:]
-        raise RuntimeError(f"visage exited with status {status} after {answered} of {sent} answers: {log}")
+        sent = answered + len(pending)
+        status = process.wait()
+        if status not in (0, 1) or pending:
+            log = b"".join(stderr).decode(errors="replace")[-2000:]
+            raise RuntimeError(f"visage exited with status {status} after {answered} of {sent} answers: {log}")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stdout.close()
 
 
 def result_fields(answer, task):
@@ -181,11 +197,11 @@ def image_columns(frame, column):
         raise SystemExit(f"visage_spark: no column {column!r}; the dataset has {', '.join(frame.columns)}")
     kind = frame.schema[column].dataType
     if isinstance(kind, BinaryType):
-        return F.col(column), None
+        return F.col(f"`{column}`"), None
     if isinstance(kind, StructType) and "bytes" in kind.fieldNames() \
             and isinstance(kind["bytes"].dataType, BinaryType):
-        path = F.col(column + ".path") if "path" in kind.fieldNames() else None
-        return F.col(column + ".bytes"), path
+        path = F.col(f"`{column}`.path") if "path" in kind.fieldNames() else None
+        return F.col(f"`{column}`.bytes"), path
     raise SystemExit(f"visage_spark: column {column!r} is {kind.simpleString()}; it must be binary or a "
                      "struct with a binary `bytes` field")
 
@@ -244,7 +260,7 @@ def main(argv=None):
         position = F.concat(F.col("_metadata.file_path"), F.lit("#"), F.col("_metadata.row_index").cast("string"))
         source = F.coalesce(own_path, position) if own_path is not None else position
         kept = [frame.schema[c] for c in arguments.keep_columns]
-        frame = frame.select(*[F.col(c) for c in arguments.keep_columns],
+        frame = frame.select(*[F.col(f"`{c}`") for c in arguments.keep_columns],
                              source.alias("__source"), image.alias("__image"))
         if frame.rdd.getNumPartitions() < wanted:
             frame = frame.repartition(wanted)
@@ -330,7 +346,7 @@ def main(argv=None):
         written = spark.read.parquet(arguments.output)
     else:
         writer.json(arguments.output)
-        written = spark.read.json(arguments.output)
+        written = spark.read.schema(schema).json(arguments.output)
     seconds = time.perf_counter() - started
     counts = written.agg(F.count(F.lit(1)).alias("rows"), F.count("error").alias("errors")).first()
     print(json.dumps({"rows": counts["rows"], "errors": counts["errors"], "seconds": round(seconds, 3)}))
