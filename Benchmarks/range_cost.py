@@ -22,6 +22,12 @@ is run once after one warm-up process.
 
     .venv/bin/python Benchmarks/range_cost.py --breakdown --min-detection-confidence 0.4
     .venv/bin/python Benchmarks/range_cost.py --breakdown --min-detection-confidence 0.4 --crowd /tmp/crowd
+
+With --threads-speedup it times `--range all`, with and without --any-rotation, at 1 and 2
+threads in alternating rounds (the median of --rounds, one image per process, model loading
+included), and checks that both give byte-identical output (issue 31, item 5).
+
+    .venv/bin/python Benchmarks/range_cost.py --threads-speedup --min-detection-confidence 0.4
 """
 import glob
 import json
@@ -47,9 +53,14 @@ def main():
     parser.add_argument("--threads", default="1", help="passed to visage detect")
     parser.add_argument("--breakdown", action="store_true", help="where the all-scales, any-rotation search's time goes")
     parser.add_argument("--crowd", help="folder of crowd .jpg files for --breakdown (default: Tests/Fixtures/crowd)")
+    parser.add_argument("--threads-speedup", action="store_true", help="`all` at 1 and 2 threads, output compared")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds for --threads-speedup")
     a = parser.parse_args()
     if a.breakdown:
         breakdown(a)
+        return
+    if a.threads_speedup:
+        threads_speedup(a)
         return
     source = Image.open(os.path.join(ROOT, "Tests/Fixtures/crowd/crowd_00.jpg")).convert("RGB")
     tmp = tempfile.mkdtemp(prefix="visage-range-cost-")
@@ -72,6 +83,42 @@ def main():
                 seconds = statistics.median(runs)
                 baseline = baseline or seconds
                 print(f"| {w}×{h} | {rng} | {'yes' if rotation else 'no'} | {seconds:.3f} | {seconds / baseline:.1f} |", flush=True)
+
+
+def threads_speedup(a):
+    """`all` with and without any rotation at 1 and 2 threads: the search's own seconds per
+    image (the sum of its phases, from --profile-search) and the wall time per image, each the
+    median over rounds of a process's mean over --repeat copies; and whether the outputs are
+    byte-identical."""
+    source = Image.open(os.path.join(ROOT, "Tests/Fixtures/crowd/crowd_00.jpg")).convert("RGB")
+    tmp = tempfile.mkdtemp(prefix="visage-range-threads-")
+    print("| image | any rotation | search, 1 thread | search, 2 threads | speed-up | wall, 1 thread | "
+          "wall, 2 threads | speed-up | same output |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for w, h in [(1280, 960), (4000, 3000)]:
+        path = os.path.join(tmp, f"crowd_{w}x{h}.png")
+        source.resize((w, h), Image.BICUBIC).save(path)
+        for rotation in [False, True]:
+            def run(threads):
+                args = [a.visage, "detect", "--threads", str(threads), "--range", "all", "--output", "json",
+                        "--profile-search", "--min-detection-confidence", a.min_detection_confidence] + \
+                    (["--any-rotation"] if rotation else []) + [path] * a.repeat
+                start = time.perf_counter()
+                done = subprocess.run(args, check=True, capture_output=True, text=True)
+                wall = (time.perf_counter() - start) / a.repeat
+                found = [json.loads(line)["searchProfile"] for line in done.stderr.splitlines() if line.startswith("{")]
+                search = sum(p["seconds"] for f in found for p in f["phases"]) / len(found)
+                return search, wall, done.stdout
+            outputs = {t: run(t)[2] for t in (1, 2)}
+            times = {1: [], 2: []}
+            for _ in range(a.rounds):
+                for t in (1, 2):
+                    times[t].append(run(t)[:2])
+            median = {t: [statistics.median(x[k] for x in times[t]) for k in (0, 1)] for t in (1, 2)}
+            (s1, w1), (s2, w2) = median[1], median[2]
+            print(f"| {w}×{h} | {'yes' if rotation else 'no'} | {s1:.3f} s | {s2:.3f} s | {s1 / s2:.2f}× | "
+                  f"{w1:.3f} s | {w2:.3f} s | {w1 / w2:.2f}× | {'yes' if outputs[1] == outputs[2] else 'NO'} |",
+                  flush=True)
 
 
 def profiles(a, paths):
