@@ -59,6 +59,8 @@ let package = Package(
 
     // CPU placement and spin-wait hints for the thread pool (GNU calls Swift cannot see).
     .target(name: "CThreads"),
+    // glibc's malloc settings for the command line's batches of large photos.
+    .target(name: "CAllocator"),
 
     // The CPU check and the plain structs the micro-kernel copies share.
     .target(name: "CVisageISA"),
@@ -100,7 +102,7 @@ let package = Package(
     .executableTarget(
       name: "visage",
       dependencies: [
-        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime",
+        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "CAllocator",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
