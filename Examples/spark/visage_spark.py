@@ -111,18 +111,22 @@ def run_partition(records, command, environment):
     answer) for each in order, where answer is visage's JSON object, or an error object made
     here for a missing image. Raises when visage dies or answers out of step, or when reading
     the records fails, so that Spark fails the task and runs it again rather than lose rows.
-    However it ends (even closed early), the visage process is gone afterwards."""
+    However it ends (even closed early), the visage process is gone afterwards and the records
+    are read no further. (A visage that stalls without dying holds the task; Spark's
+    speculative execution, if enabled, runs it elsewhere.)"""
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=environment)
     # What the writer sent (or skipped), in order: (source, extra, sent). The reader takes
     # from the front; deque's append and popleft are safe across the two threads.
     pending = collections.deque()
-    stderr, failure = [], []
+    stderr, failure, stop = [], [], threading.Event()
 
     def feed():
         # A thread of its own, so that a full stdout pipe never blocks the writes.
         try:
             for source, data, extra in records:
+                if stop.is_set():  # the partition ended early: read no further
+                    break
                 pending.append((source, extra, data is not None))
                 if data is not None:
                     line = json.dumps({"source": source, "data": base64.b64encode(data).decode("ascii")})
@@ -172,10 +176,16 @@ def run_partition(records, command, environment):
             log = b"".join(stderr).decode(errors="replace")[-2000:]
             raise RuntimeError(f"visage exited with status {status} after {answered} of {sent} answers: {log}")
     finally:
+        stop.set()
         if process.poll() is None:
             process.kill()
         process.wait()
-        process.stdout.close()
+        writer.join(timeout=10)
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
 
 
 def result_fields(answer, task):

@@ -7,8 +7,8 @@ struct Compare: ParsableCommand {
     discussion: """
       B is the reference. Each tensor in both dumps passes when every value meets \
       |a - b| <= atol + rtol·|b|; NaN and infinity must be the same on both sides. Exit \
-      status: 0 when every shared tensor passes, 1 when one does not or a dump stopped at an \
-      operator it could not run, 2 for usage errors. \
+      status: 0 when every shared tensor passes, 1 when one does not, when a dump stopped at an \
+      operator it could not run, or when no tensor is in both, 2 for usage errors. \
       The folders' layout is in docs/validation.md.
 
       Example:
@@ -33,8 +33,8 @@ struct Compare: ParsableCommand {
   func run() throws {
     let comparison = try DumpComparison(dumpA, dumpB, tolerance: tolerance.bound)
     print(output ?? .automatic == .json ? comparison.json.description : comparison.text)
-    // A dump that stopped early lacks what came after; it cannot pass for a whole model.
-    if comparison.failed > 0 || comparison.a.stopped != nil || comparison.b.stopped != nil { throw ExitCode(1) }
+    // A dump that stopped early, or none in common, cannot pass for a whole model.
+    if comparison.fails { throw ExitCode(1) }
   }
 }
 

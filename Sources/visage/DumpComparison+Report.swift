@@ -59,7 +59,10 @@ extension DumpComparison {
         ("compared", .int(results.count)), ("failed", .int(failed)),
         ("onlyInA", .array(onlyInA.map(JSON.int))), ("onlyInB", .array(onlyInB.map(JSON.int))),
         ("tensors", .array(results.map { .object(describe($0)) })), ("firstDivergence", divergence),
-      ] + (fusedOutputs.isEmpty ? [] : [("fusedOutputs", .array(fusedOutputs.map { .object(describe($0)) }))]))
+      ]
+        + (fusedOutputs.isEmpty
+          ? []
+          : [("fusedOutputs", .array(fusedOutputs.map { .object(describe($0)) })), ("fusedFailed", .int(fusedFailed))]))
   }
 
   var text: String {
@@ -98,10 +101,10 @@ extension DumpComparison {
       lines.append(
         pad(String(r.index), 7) + pad(op, 26) + pad(r.status.rawValue, 16) + pad(error, 10) + pad(snr, 9) + r.name)
     }
-    let sharedFailed = results.count { $0.status != .ok }
     lines.append(
-      "\(results.count) tensors in both: \(results.count - sharedFailed) within tolerance, \(sharedFailed) not; "
+      "\(results.count) tensors in both: \(results.count - failed) within tolerance, \(failed) not; "
         + "\(onlyInA.count) only in A, \(onlyInB.count) only in B")
+    if results.isEmpty { lines.append("nothing to compare: no tensor is in both dumps (another model?)") }
     if !fusedOutputs.isEmpty {
       let bad = fusedOutputs.filter { $0.status != .ok }
       lines.append(

@@ -148,7 +148,14 @@ struct DumpComparison {
   mutating func compareFused(outputs: [(index: Int, tensor: Tensor)]) {
     let inB = Dictionary(b.tensors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
     for (index, tensor) in outputs {
-      guard let reference = inB[index] else { continue }
+      guard let reference = inB[index] else {
+        // Not skipped: an output B lacks cannot be vouched for.
+        var result = Result(index: index, name: "", shape: tensor.shape.dimensions, producer: nil)
+        result.status = .unreadable
+        result.problem = "B has no tensor \(index), a model output"
+        fusedOutputs.append(result)
+        continue
+      }
       var result = Result(
         index: index, name: reference.name, shape: tensor.shape.dimensions, producer: reference.producer)
       guard reference.shape == tensor.shape.dimensions,
@@ -170,8 +177,16 @@ struct DumpComparison {
     }
   }
 
-  /// How many shared tensors fail, the fused outputs' included.
-  var failed: Int { results.count { $0.status != .ok } + fusedOutputs.count { $0.status != .ok } }
+  /// How many shared tensors fail.
+  var failed: Int { results.count { $0.status != .ok } }
+
+  /// How many of the fused graph's outputs fail (`run --against`).
+  var fusedFailed: Int { fusedOutputs.count { $0.status != .ok } }
+
+  /// Whether the comparison fails: a shared tensor or fused output out of tolerance, a dump
+  /// that stopped early, or no tensor in both dumps at all (the wrong model, or an empty
+  /// dump, must not pass).
+  var fails: Bool { failed > 0 || fusedFailed > 0 || a.stopped != nil || b.stopped != nil || results.isEmpty }
 
   /// The first failing tensor in execution order.
   var firstDivergence: Result? { results.first { $0.status != .ok } }

@@ -181,6 +181,6 @@ struct Run: ParsableCommand {
       comparison.compareFused(outputs: Array(zip(dump.model.graph.outputs, outputs)).map { (index: $0, tensor: $1) })
     }
     print(output ?? .automatic == .json ? comparison.json.description : comparison.text)
-    if comparison.failed > 0 || dump.stop != nil { throw ExitCode(1) }
+    if comparison.fails { throw ExitCode(1) }
   }
 }

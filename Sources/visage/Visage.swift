@@ -54,8 +54,9 @@ enum StandardOutput {
 /// the system (glibc; `visage_retain_freed_memory`). By default glibc maps each block of 32 MB
 /// or more afresh and returns freed memory at once, so every 12 MP photo's 36 MB of pixels
 /// came in new pages that the kernel faulted in and zeroed. Kept, a batch of 12 MP JPEGs runs
-/// about 1.5 times as fast on one thread at the same peak memory (docs/speed.md, "Photos per
-/// second"). Set for the command line only: a library does not choose its host's allocator.
+/// about 1.5 times as fast, at the same peak memory on one thread and a quarter more on two
+/// (docs/speed.md, "Photos per second"). Set for the command line only: a library does not
+/// choose its host's allocator.
 private func retainFreedMemory() {
   _ = visage_retain_freed_memory()
 }

@@ -196,6 +196,12 @@ import VisageTestSupport
     let twice = try CLI.run(["compare", a, b])
     #expect(twice.status == 2 && twice.stderr.contains("both name tensor"), "\(twice.stderr)")
     #expect(try CLI.run(["run", Self.model, "--input", Self.input, "--against", "optimized"]).status == 2)
+    // Nothing in common is no pass: an empty dump, or one of another model.
+    let empty = Self.folder()
+    try Data(#"{"tensors": []}"#.utf8).write(to: URL(fileURLWithPath: empty + "/manifest.json"))
+    let (none, report) = try Self.compare(empty, empty)
+    #expect(none.status == 1 && report["compared"] as? Int == 0)
+    #expect(try CLI.run(["compare", empty, a, "--output", "text"]).stdout.contains("nothing to compare"))
   }
 
   /// `--against reference` in one command: both dumps kept under the folder given, and the
