@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Write Tests/Fixtures/validation/: a LiteRT tensor dump that `visage compare` must read.
+"""Write Tests/Fixtures/validation/: LiteRT tensor dumps that `visage compare` must read.
 
-Runs Tools/litert_dump.py (LiteRT's reference kernels) on the blendshape model with the
-"face" input of Tests/Fixtures/runtime, then keeps only the tensors whose files are at most
-4 KB (135 of 245, about 70 KB: the input, the output and most small intermediates), with a
-manifest listing just those. ValidationCLITests compares Visage's own dump with it.
+Runs Tools/litert_dump.py on the blendshape model with the "face" input of
+Tests/Fixtures/runtime, with LiteRT's reference kernels (litert-blendshapes) and with its
+XNNPACK path (litert-blendshapes-xnnpack), then keeps only the tensors whose files are at most
+4 KB (the input, the output and most small intermediates, about 70 KB each), with a manifest
+listing just those. ValidationCLITests compares Visage's own dumps with them.
 Run with the venv of Tools/setup-python.sh:  .venv/bin/python Tools/make_validation_fixtures.py
 """
 import json
@@ -18,28 +19,33 @@ from bundled_models import ROOT
 
 MODEL = "Weights/face_landmarker.task:face_blendshapes.tflite"
 INPUT = "Tests/Fixtures/runtime/face_blendshapes/face.input.npy"
-OUT = os.path.join(ROOT, "Tests", "Fixtures", "validation", "litert-blendshapes")
+FOLDER = os.path.join(ROOT, "Tests", "Fixtures", "validation")
 LIMIT = 4096
 
 
 def main():
+    for kernels, name in (("reference", "litert-blendshapes"), ("xnnpack", "litert-blendshapes-xnnpack")):
+        write(kernels, os.path.join(FOLDER, name))
+
+
+def write(kernels, out):
     with tempfile.TemporaryDirectory() as work:
         full = os.path.join(work, "dump")
-        subprocess.run([sys.executable, os.path.join(ROOT, "Tools", "litert_dump.py"), MODEL, "--input", INPUT, full],
-                       cwd=ROOT, check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "Tools", "litert_dump.py"), MODEL, "--input", INPUT, full,
+                        "--kernels", kernels], cwd=ROOT, check=True)
         with open(os.path.join(full, "manifest.json")) as f:
             manifest = json.load(f)
         kept = [t for t in manifest["tensors"] if os.path.getsize(os.path.join(full, t["file"])) <= LIMIT]
-        shutil.rmtree(OUT, ignore_errors=True)
-        os.makedirs(OUT)
+        shutil.rmtree(out, ignore_errors=True)
+        os.makedirs(out)
         for t in kept:
-            shutil.copy(os.path.join(full, t["file"]), OUT)
+            shutil.copy(os.path.join(full, t["file"]), out)
         manifest["trimmed"] = f"only the {len(kept)} of {len(manifest['tensors'])} tensors of at most {LIMIT} bytes"
         manifest["tensors"] = kept
-        with open(os.path.join(OUT, "manifest.json"), "w") as f:
+        with open(os.path.join(out, "manifest.json"), "w") as f:
             json.dump(manifest, f, indent=0)
             f.write("\n")
-    print(f"wrote {OUT}: {len(kept)} tensors")
+    print(f"wrote {out}: {len(kept)} tensors")
 
 
 if __name__ == "__main__":

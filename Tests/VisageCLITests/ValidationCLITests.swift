@@ -265,6 +265,22 @@ import VisageTestSupport
     #expect(tensors.allSatisfy { $0["maxAbsError"] as? Double == 0 })
   }
 
+  /// LiteRT's XNNPACK path, every operator output marked as a model output: the optimized
+  /// kernels are within the default tolerance of it, and the DEQUANTIZE outputs XNNPACK never
+  /// writes (listed under notWritten) are Visage's alone.
+  @Test func optimizedKernelsAgainstXNNPACK() throws {
+    let xnnpack = Self.litert + "-xnnpack"
+    let a = ValidationCLITests.folder() + "/a"
+    try ValidationCLITests.dump(a)
+    let (run, report) = try ValidationCLITests.compare(a, xnnpack)
+    #expect(run.status == 0, "\(report["firstDivergence"] ?? "")")
+    #expect(report["compared"] as? Int == 104 && (report["onlyInB"] as? [Int])?.isEmpty == true)
+    let manifest = try ValidationCLITests.manifest(xnnpack)
+    #expect(manifest["markedOutputsGap"] as? Double == 0)
+    let unwritten = try #require((manifest["notWritten"] as? [String: Any])?["tensors"] as? [Int])
+    #expect(unwritten.count == 49 && Set(unwritten).isSubset(of: Set(report["onlyInA"] as? [Int] ?? [])))
+  }
+
   @Test func optimizedKernelsWithinTheDefaultTolerance() throws {
     let a = ValidationCLITests.folder() + "/a"
     try ValidationCLITests.dump(a)
