@@ -43,18 +43,16 @@ extension DumpComparison {
       }
       divergence = .object(fields)
     }
-    func stop(_ manifest: DumpManifest) -> JSON {
-      manifest.stopped.map {
-        .object([
-          ("operator", .object([("index", .int($0.index)), ("type", .string($0.type))])),
-          ("reason", .string($0.reason)),
-        ])
-      } ?? .null
-    }
     return .object(
       [
-        ("a", .object([("directory", .string(directories.a)), ("engine", .string(a.engine)), ("stopped", stop(a))])),
-        ("b", .object([("directory", .string(directories.b)), ("engine", .string(b.engine)), ("stopped", stop(b))])),
+        (
+          "a",
+          .object([("directory", .string(directories.a)), ("engine", .string(a.engine)), ("stopped", a.stoppedJSON)])
+        ),
+        (
+          "b",
+          .object([("directory", .string(directories.b)), ("engine", .string(b.engine)), ("stopped", b.stoppedJSON)])
+        ),
         ("atol", .double(tolerance.atol)), ("rtol", .double(tolerance.rtol)),
         ("compared", .int(results.count)), ("failed", .int(failed)),
         ("onlyInA", .array(onlyInA.map(JSON.int))), ("onlyInB", .array(onlyInB.map(JSON.int))),

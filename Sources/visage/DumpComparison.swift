@@ -36,6 +36,16 @@ struct DumpComparison {
     /// B's name for the tensor, when it differs from A's.
     var otherName: String?
     var stats = Statistics()
+
+    /// Takes `stats` and the status they give.
+    mutating func judge(_ stats: Statistics) {
+      self.stats = stats
+      if stats.nonFiniteMismatches > 0 {
+        status = .nonFinite
+      } else if stats.mismatches > 0 {
+        status = .outOfTolerance
+      }
+    }
   }
 
   /// Errors over the values both sides hold as finite numbers.
@@ -87,6 +97,8 @@ struct DumpComparison {
   private(set) var onlyInB: [Int] = []
   /// `run --against`: the model's outputs from the fused graph inference runs, against B.
   private(set) var fusedOutputs: [Result] = []
+  /// B's tensors by index.
+  private let inB: [Int: DumpManifest.Tensor]
 
   /// Reads both manifests and compares every tensor they share, one at a time.
   ///
@@ -96,7 +108,7 @@ struct DumpComparison {
     b = try DumpManifest(directory: directoryB)
     directories = (directoryA, directoryB)
     self.tolerance = tolerance
-    let inB = Dictionary(b.tensors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+    inB = Dictionary(b.tensors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
     let inA = Set(a.tensors.map(\.index))
     onlyInB = b.tensors.map(\.index).filter { !inA.contains($0) }
     for tensor in a.tensors {
@@ -111,67 +123,56 @@ struct DumpComparison {
   private func compare(_ x: DumpManifest.Tensor, _ y: DumpManifest.Tensor) -> Result {
     var result = Result(index: x.index, name: x.name, shape: x.shape, producer: x.producer ?? y.producer)
     if y.name != x.name { result.otherName = y.name }
-    func load(_ tensor: DumpManifest.Tensor, _ directory: String, _ side: String) -> NPYArray? {
-      let path = directory + "/" + tensor.file
-      do {
-        let array = try NPYArray(npy: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
-        guard array.shape == tensor.shape else {
-          result.problem = "\(side): \(path) has shape \(array.shape), its manifest says \(tensor.shape)"
-          return nil
-        }
-        return array
-      } catch {
-        result.problem = "\(side): \(path): \(error is RuntimeError ? "\(error)" : "cannot be read")"
-        return nil
-      }
-    }
     guard x.shape == y.shape else {
       result.status = .shapeMismatch
       result.problem = "shape \(x.shape) in A, \(y.shape) in B"
       return result
     }
-    guard let valuesA = load(x, directories.a, "A"), let valuesB = load(y, directories.b, "B") else {
-      result.status = .unreadable
-      return result
-    }
-    result.stats = Statistics(valuesA.values, valuesB.values, tolerance)
-    if result.stats.nonFiniteMismatches > 0 {
-      result.status = .nonFinite
-    } else if result.stats.mismatches > 0 {
-      result.status = .outOfTolerance
-    }
+    guard let valuesA = load(x, from: directories.a, side: "A", into: &result),
+      let valuesB = load(y, from: directories.b, side: "B", into: &result)
+    else { return result }
+    result.judge(Statistics(valuesA, valuesB, tolerance))
     return result
   }
 
+  /// A tensor's values from its file in `directory`; nil, with `result` marked unreadable and
+  /// the problem said, when the file is missing, not a `.npy`, or of another shape than the
+  /// manifest says.
+  private func load(
+    _ tensor: DumpManifest.Tensor, from directory: String, side: String, into result: inout Result
+  ) -> [Double]? {
+    let path = directory + "/" + tensor.file
+    do {
+      let array = try NPYArray(npy: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+      guard array.shape == tensor.shape else {
+        result.status = .unreadable
+        result.problem = "\(side): \(path) has shape \(array.shape), its manifest says \(tensor.shape)"
+        return nil
+      }
+      return array.values
+    } catch {
+      result.status = .unreadable
+      result.problem = "\(side): \(path): \(error is RuntimeError ? "\(error)" : "cannot be read")"
+      return nil
+    }
+  }
+
   /// Compares the fused graph's outputs (what inference computes; a dump runs unfused) with
-  /// B's values of the same tensors.
+  /// B's values of the same tensors; an output B lacks is not vouched for, so it fails.
   mutating func compareFused(outputs: [(index: Int, tensor: Tensor)]) {
-    let inB = Dictionary(b.tensors.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
     for (index, tensor) in outputs {
-      guard let reference = inB[index] else {
-        // Not skipped: an output B lacks cannot be vouched for.
-        var result = Result(index: index, name: "", shape: tensor.shape.dimensions, producer: nil)
+      var result = Result(
+        index: index, name: inB[index]?.name ?? "", shape: tensor.shape.dimensions, producer: inB[index]?.producer)
+      if let reference = inB[index] {
+        if reference.shape != tensor.shape.dimensions {
+          result.status = .unreadable
+          result.problem = "shape \(tensor.shape.dimensions) from the fused graph, \(reference.shape) in B"
+        } else if let values = load(reference, from: directories.b, side: "B", into: &result) {
+          result.judge(Statistics(tensor.values.map(Double.init), values, tolerance))
+        }
+      } else {
         result.status = .unreadable
         result.problem = "B has no tensor \(index), a model output"
-        fusedOutputs.append(result)
-        continue
-      }
-      var result = Result(
-        index: index, name: reference.name, shape: tensor.shape.dimensions, producer: reference.producer)
-      guard reference.shape == tensor.shape.dimensions,
-        let data = FileManager.default.contents(atPath: directories.b + "/" + reference.file),
-        let values = try? NPYArray(npy: [UInt8](data)), values.shape == reference.shape
-      else {
-        result.status = .unreadable
-        result.problem = "B's tensor \(index) is missing, unreadable or of another shape"
-        fusedOutputs.append(result)
-        continue
-      }
-      result.stats = Statistics(tensor.values.map(Double.init), values.values, tolerance)
-      if result.stats.nonFiniteMismatches > 0 {
-        result.status = .nonFinite
-      } else if result.stats.mismatches > 0 {
-        result.status = .outOfTolerance
       }
       fusedOutputs.append(result)
     }

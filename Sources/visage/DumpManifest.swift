@@ -48,16 +48,18 @@ struct DumpManifest {
         ("shape", .array(t.shape.map(JSON.int))), ("dtype", .string(t.dtype)), ("operator", producer(t.producer)),
       ])
     }
-    let stop: JSON =
-      stopped.map {
-        .object([
-          ("operator", .object([("index", .int($0.index)), ("type", .string($0.type))])),
-          ("reason", .string($0.reason)),
-        ])
-      } ?? .null
     return .object([
-      ("model", .string(model)), ("engine", .string(engine)), ("tensors", .array(entries)), ("stopped", stop),
+      ("model", .string(model)), ("engine", .string(engine)), ("tensors", .array(entries)), ("stopped", stoppedJSON),
     ])
+  }
+
+  /// `stopped` as the manifest and `visage compare`'s report write it.
+  var stoppedJSON: JSON {
+    stopped.map {
+      .object([
+        ("operator", .object([("index", .int($0.index)), ("type", .string($0.type))])), ("reason", .string($0.reason)),
+      ])
+    } ?? .null
   }
 
   /// Reads `directory/manifest.json`.

@@ -62,18 +62,16 @@ struct Run: ParsableCommand {
     }
     guard let dumpTensors else {
       let loaded = try TFLiteModel(bytes: bytes)
-      let interpreter = try Interpreter(model: loaded, implementation: kernels)
-      let outputs = try interpreter.run(readInputs(loaded, interpreter))
+      let outputs = try Interpreter(model: loaded, implementation: kernels).run(readInputs(loaded))
       print(JSON.object([("model", .string(model)), ("outputs", try write(outputs, of: loaded))]))
       return
     }
     let dump = try TensorDump(modelBytes: bytes)
-    let (interpreter, outputs) = try self.dump(dump, kernels, to: dumpTensors)
+    let outputs = try self.dump(dump, kernels, inputs: readInputs(dump.model), to: dumpTensors)
     var fields: [(String, JSON)] = [("model", .string(model))]
     if dump.stop == nil {
       fields.append(("outputs", try write(outputs, of: dump.model)))
     }
-    _ = interpreter
     fields.append(("dump", .object([("directory", .string(dumpTensors)), ("tensors", .int(dump.entries.count))])))
     print(JSON.object(fields))
     if let stop = dump.stop {
@@ -87,8 +85,10 @@ struct Run: ParsableCommand {
   }
 
   /// The `.npy` inputs in the model's input order, each checked against its shape.
-  private func readInputs(_ loaded: TFLiteModel, _ interpreter: Interpreter) throws -> [Tensor] {
+  private func readInputs(_ loaded: TFLiteModel) throws -> [Tensor] {
     let names = loaded.inputNames
+    // The declared shapes, which the interpreter takes for its inputs.
+    let shapes = loaded.graph.inputs.map { loaded.graph.tensors[$0].shape }
     var tensors = [Tensor?](repeating: nil, count: names.count)
     for (position, spec) in inputs.enumerated() {
       var index = position
@@ -102,9 +102,9 @@ struct Run: ParsableCommand {
       }
       let tensor = try Tensor(npy: ModelSource.bytes(ofFile: path))
       // The shape itself, not only its size: (3, 128, 128, 1) is not [1, 128, 128, 3].
-      guard tensor.shape == interpreter.inputShapes[index] else {
+      guard tensor.shape == shapes[index] else {
         throw ValidationError(
-          "input '\(names[index])' needs shape \(interpreter.inputShapes[index]); \(path) has \(tensor.shape)")
+          "input '\(names[index])' needs shape \(shapes[index]); \(path) has \(tensor.shape)")
       }
       tensors[index] = tensor
     }
@@ -131,13 +131,13 @@ struct Run: ParsableCommand {
     return .array(described)
   }
 
-  /// Runs `dump`'s graph unfused with `implementation` and writes every tensor and the
-  /// manifest to `directory`; returns the interpreter and the outputs.
-  private func dump(_ dump: TensorDump, _ implementation: Implementation, to directory: String) throws -> (
-    Interpreter, [Tensor]
-  ) {
+  /// Runs `dump`'s graph unfused with `implementation` on `inputs` and writes every tensor
+  /// and the manifest to `directory`; returns the outputs.
+  private func dump(
+    _ dump: TensorDump, _ implementation: Implementation, inputs: [Tensor], to directory: String
+  ) throws -> [Tensor] {
     let interpreter = try Interpreter(model: dump.model, implementation: implementation, preservingAllTensors: true)
-    let outputs = try interpreter.run(readInputs(dump.model, interpreter))
+    let outputs = try interpreter.run(inputs)
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
       // An earlier dump's manifest must not stand over this dump's files if it stops halfway.
@@ -158,7 +158,7 @@ struct Run: ParsableCommand {
     guard FileManager.default.createFile(atPath: path, contents: Data((manifest.json.description + "\n").utf8)) else {
       throw SetupError("cannot write \(path)")
     }
-    return (interpreter, outputs)
+    return outputs
   }
 
   /// `--against`: both dumps, then the comparison, printed as `visage compare` prints it.
@@ -170,14 +170,14 @@ struct Run: ParsableCommand {
       ?? FileManager.default.temporaryDirectory.appendingPathComponent("visage-run-\(UUID().uuidString)").path
     defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
     let (a, b) = (root + "/" + kernels.rawValue, root + "/" + reference.rawValue)
-    _ = try self.dump(dump, kernels, to: a)
-    _ = try self.dump(dump, reference, to: b)
+    let inputs = try readInputs(dump.model)
+    _ = try self.dump(dump, kernels, inputs: inputs, to: a)
+    _ = try self.dump(dump, reference, inputs: inputs, to: b)
     var comparison = try DumpComparison(a, b, tolerance: tolerance.bound)
     if dump.stop == nil {
       // The dumps run unfused; inference runs the fused graph. Its outputs are held to B too,
       // so that a fault in a fused kernel cannot pass.
-      let fused = try Interpreter(model: dump.model, implementation: kernels)
-      let outputs = try fused.run(readInputs(dump.model, fused))
+      let outputs = try Interpreter(model: dump.model, implementation: kernels).run(inputs)
       comparison.compareFused(outputs: Array(zip(dump.model.graph.outputs, outputs)).map { (index: $0, tensor: $1) })
     }
     print(output ?? .automatic == .json ? comparison.json.description : comparison.text)

@@ -20,7 +20,7 @@ final class FaceSearch {
   private let crew: (pairs: [DetectorPair], pool: ThreadPool)?
   /// Where the last wider search's time went; nil before one, and for the single model.
   private(set) var lastProfile: SearchProfile?
-  /// Called at the start of each phase of a wider search, on the searching thread.
+  /// Called as a wider search goes (`SearchProgress`), on the searching thread.
   var progress: (@Sendable (SearchProgress) -> Void)?
 
   /// A short-range and a full-range detector, for one thread's tiles and looks.

@@ -23,10 +23,11 @@ package struct SearchProfile: Sendable, Equatable {
   package var inference = InferenceTimes()
 }
 
-/// How far a wider search has got, as it reports at the start of each phase: for a progress
-/// line on a terminal (`visage detect`), since one search of a large photo can take seconds.
+/// How far a wider search has got, as it reports at the start of each phase and after every
+/// `FaceSearch.progressChunk` tiles or candidates within one: for a progress line on a
+/// terminal (`visage detect`), since one search of a large photo can take seconds.
 package struct SearchProgress: Sendable, Equatable {
-  /// The phase starting, as `SearchProfile.Phase.name` names it.
+  /// The phase under way, as `SearchProfile.Phase.name` names it.
   package var phase: String
   /// Model runs made so far.
   package var runs: Int

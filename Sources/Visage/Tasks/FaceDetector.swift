@@ -81,8 +81,8 @@ public final class FaceDetector: @unchecked Sendable {
   /// --profile-search`); nil before one and for MediaPipe's single-model search.
   package var lastSearchProfile: SearchProfile? { runner.locked { search.lastProfile } }
 
-  /// Calls `handler` at the start of each phase of every all-scales or any-rotation search,
-  /// on the searching thread (`visage detect`'s progress line); nil stops the calls.
+  /// Calls `handler` as every all-scales or any-rotation search goes (`SearchProgress`), on
+  /// the searching thread (`visage detect`'s progress line); nil stops the calls.
   package func reportSearchProgress(to handler: (@Sendable (SearchProgress) -> Void)?) {
     runner.locked { search.progress = handler }
   }
