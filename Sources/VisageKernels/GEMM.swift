@@ -68,6 +68,19 @@ public enum GEMM {
     #endif
   }
 
+  /// Stops the BLAS library's idle worker threads, for a process that has not yet called
+  /// BLAS and may never: OpenBLAS starts one per core when it loads, and each spins for about
+  /// a tenth of a second before it sleeps, taking that CPU time from the caller's own
+  /// threads. BLAS makes them again if a later call (`.blas` kernels) wants them. The command
+  /// line calls this at start; a library host that uses BLAS itself should not.
+  public static func stopIdleThreads() {
+    #if !canImport(Accelerate)
+      threadCountLock.lock()
+      defer { threadCountLock.unlock() }
+      _ = visage_blas_stop_threads()
+    #endif
+  }
+
   private static let threadCountLock = NSLock()
   /// The count last set, 0 before the first call.
   nonisolated(unsafe) private static var threadCount = 0

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CAllocator
 import Foundation
+import VisageKernels
 
 @main
 struct Visage: ParsableCommand {
@@ -14,6 +15,9 @@ struct Visage: ParsableCommand {
   /// output could not be written, 2 for usage errors (argument parser's own would be 64).
   static func main() {
     retainFreedMemory()
+    // OpenBLAS's workers would spin for a tenth of a second at start; only `--kernels blas`
+    // uses BLAS, and it makes them again (GEMM.stopIdleThreads).
+    GEMM.stopIdleThreads()
     do {
       var command = try parseAsRoot()
       try command.run()

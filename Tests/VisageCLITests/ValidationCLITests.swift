@@ -288,3 +288,20 @@ import VisageTestSupport
     #expect(run.status == 0, "\(report["firstDivergence"] ?? "")")
   }
 }
+
+/// `visage` stops OpenBLAS's idle worker threads when it starts (`GEMM.stopIdleThreads`), so
+/// that they do not spin on the CPU its own threads need; the `.blas` kernels still work after
+/// that, within the default tolerance of the reference kernels.
+@Suite struct BLASAfterStartTests {
+  @Test func blasKernelsRunAfterTheWorkersAreStopped() throws {
+    let run = try CLI.run([
+      "run", "Weights/face_detection_full_range.tflite", "--input",
+      "Tests/Fixtures/runtime/face_detection_full_range/face.input.npy", "--kernels", "blas", "--against",
+      "reference", "--output", "json",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let report = try #require(try run.jsonLines().first, "\(run.stdout) \(run.stderr)")
+    #expect(report["failed"] as? Int == 0)
+    #expect(report["compared"] as? Int ?? 0 > 500)
+  }
+}
