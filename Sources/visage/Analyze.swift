@@ -61,9 +61,9 @@ struct Analyze: ParsableCommand {
 
   /// The analyzer options the arguments ask for, with the models' paths given apart (the
   /// bundled ones are looked up only when the analyzer is made).
-  private func options(bundle: String, fullRangePath: String?) -> FaceAnalyzerOptions {
+  private func options(bundle: String, fullRangePath: String?, threads: Int? = nil) -> FaceAnalyzerOptions {
     let options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads),
+      baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads ?? io.threads),
       runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
       landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
       classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)
@@ -78,13 +78,26 @@ struct Analyze: ParsableCommand {
     let bundle = try model ?? BundledWeights.taskBundle()
     let fullRangePath =
       model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
+    let report = { (faces: [Face], frame: Frame, image: MPImage) throws in
+      try self.report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
+    }
+    // Tracking numbers faces from one image to the next, so it needs them in order on one task.
+    let copies = runningMode == .image && !tracking ? io.sideBySide(wideSearch: performance == .accurate || anyRotation) : 0
+    if copies > 1 {
+      try processSideBySide(
+        frames, reporter: reporter, copies: copies,
+        make: { try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: 1)) } },
+        process: { analyzer, image in try analyzer.analyze(image: image) }, report: report)
+      try reporter.finish()
+      return
+    }
     let analyzer = try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath)) }
     processEach(frames, reporter: reporter, decodeAhead: io.decodeAhead) { image, timestamp in
       runningMode == .image
         ? try analyzer.analyze(image: image)
         : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
     } report: { faces, frame, image in
-      try report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
+      try report(faces, frame, image)
     }
     try reporter.finish()
   }

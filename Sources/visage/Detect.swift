@@ -64,10 +64,10 @@ struct Detect: ParsableCommand {
   /// handler given apart (the bundled ones are looked up only when the task is made).
   private func options(
     modelPath: String, fullRangePath: String?, landmarksPath: String? = nil,
-    liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+    liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?, threads: Int? = nil
   ) -> FaceDetectorOptions {
     let options = FaceDetectorOptions(
-      baseOptions: BaseOptions(modelAssetPath: modelPath, threadCount: io.threads),
+      baseOptions: BaseOptions(modelAssetPath: modelPath, threadCount: threads ?? io.threads),
       runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
       minSuppressionThreshold: minSuppressionThreshold)
     options.searchesAllScales = range == .all
@@ -90,15 +90,16 @@ struct Detect: ParsableCommand {
     // A wider search of a large photo takes seconds: on a terminal, say how far it has got.
     let progressLine = range == .all || anyRotation ? SearchProgressLine.forTerminal() : nil
     try runTask(
-      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, resultsKey: "detections",
+      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
+      sideBySide: io.sideBySide(wideSearch: range == .all || anyRotation), resultsKey: "detections",
       taskName: "detector"
     ) {
-      handler in
+      handler, threads in
       try makeTask { () throws -> FaceDetector in
         let made = try FaceDetector(
           options: options(
-            modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath, liveStreamHandler: handler
-          ))
+            modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath, liveStreamHandler: handler,
+            threads: threads))
         if let progressLine { made.reportSearchProgress(to: progressLine.update) }
         detector = made
         return made

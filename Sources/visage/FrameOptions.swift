@@ -26,7 +26,7 @@ struct FrameOptions: ParsableArguments {
 
   @Option(
     help:
-      "Threads the models' larger layers are shared over, 1...64; above 1, that many later inputs of a batch also decode meanwhile (results and their order are the same for any count)."
+      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn (a search with more than one detector, or analyze --tracking, shares each input over them instead); in video and live-stream mode the models' larger layers are shared over them. Results and their order are the same for any count."
   )
   var threads = 1
 
@@ -42,9 +42,14 @@ struct FrameOptions: ParsableArguments {
   )
   var ignoreExif = false
 
-  /// How many inputs decode ahead of the one being processed, in image and video mode: as
-  /// many as `--threads`, when above 1.
+  /// How many inputs decode ahead of the one being processed when one task takes every input
+  /// (video mode, and image mode without `sideBySide`): as many as `--threads`, when above 1.
   var decodeAhead: Int { threads > 1 ? threads : 0 }
+
+  /// How many one-thread copies of the task take the inputs in turn in image mode
+  /// (`processSideBySide`): `--threads`, unless the task searches with more than one detector
+  /// (`wideSearch`), whose search shares each photo's tiles and looks over the threads instead.
+  func sideBySide(wideSearch: Bool) -> Int { wideSearch ? 0 : threads }
 
   /// `--threads` is checked by each command with the rest of its task's options
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.

@@ -73,9 +73,10 @@ struct Landmark: ParsableCommand {
   /// handler given apart (the bundled ones are looked up only when the task is made).
   private func options(
     bundle: String, detectorPath: String?, fullRangePath: String?,
-    liveStreamHandler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
+    liveStreamHandler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?, threads: Int? = nil
   ) -> FaceLandmarkerOptions {
-    let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: io.threads))
+    let options = FaceLandmarkerOptions(
+      baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads ?? io.threads))
     options.runningMode = runningMode.mode
     options.numFaces = numFaces
     options.minFaceDetectionConfidence = minFaceDetectionConfidence
@@ -98,14 +99,16 @@ struct Landmark: ParsableCommand {
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     try runTask(
-      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, resultsKey: "faceLandmarks",
+      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
+      sideBySide: io.sideBySide(wideSearch: detectorRange == .all || anyRotation), resultsKey: "faceLandmarks",
       taskName: "landmarker"
     ) {
-      handler in
+      handler, threads in
       try makeTask {
         try FaceLandmarker(
           options: options(
-            bundle: bundle, detectorPath: detectorPath, fullRangePath: fullRangePath, liveStreamHandler: handler))
+            bundle: bundle, detectorPath: detectorPath, fullRangePath: fullRangePath, liveStreamHandler: handler,
+            threads: threads))
       }
     } report: { result, frame, image in
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)

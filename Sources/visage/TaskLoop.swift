@@ -15,17 +15,23 @@ extension FaceLandmarker: FrameTask {}
 
 /// Runs a task over every input in the running mode asked for and reports each result in
 /// input order. `make` builds the task, given the live-stream handler to install (nil in
-/// image and video mode). In live-stream mode a dropped frame gets a `"dropped": true` line
-/// with an empty `resultsKey` array.
+/// image and video mode) and the threads it may use (nil: `--threads`). In live-stream mode a
+/// dropped frame gets a `"dropped": true` line with an empty `resultsKey` array. In image mode
+/// with `sideBySide` above 1, that many one-thread copies of the task take the inputs in turn
+/// (`processSideBySide`).
 func runTask<Task: FrameTask>(
-  _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, decodeAhead: Int, resultsKey: String,
-  taskName: String,
-  make: (_ liveStreamHandler: (@Sendable (Task.Result?, Int, (any Error)?) -> Void)?) throws -> Task,
+  _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, decodeAhead: Int, sideBySide: Int = 0,
+  resultsKey: String, taskName: String,
+  make: (_ liveStreamHandler: (@Sendable (Task.Result?, Int, (any Error)?) -> Void)?, _ threads: Int?) throws -> Task,
   report: @escaping (Task.Result, Frame, MPImage) throws -> Void
 ) throws {
   switch mode {
+  case .image where sideBySide > 1:
+    try processSideBySide(
+      frames, reporter: reporter, copies: sideBySide, make: { try make(nil, 1) },
+      process: { task, image in try task.detect(image: image) }, report: report)
   case .image, .video:
-    let task = try make(nil)
+    let task = try make(nil, nil)
     processEach(frames, reporter: reporter, decodeAhead: decodeAhead) { image, timestamp in
       mode == .image
         ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
@@ -38,7 +44,7 @@ func runTask<Task: FrameTask>(
     ) {
       frame, image, result in try report(result, frame, image)
     }
-    let task = try make { live.deliver($0, timestampMs: $1, error: $2) }
+    let task = try make({ live.deliver($0, timestampMs: $1, error: $2) }, nil)
     live.run(
       frames, submit: { try task.detectAsync(image: $0, timestampInMilliseconds: $1) },
       waitUntilIdle: task.waitUntilIdle)

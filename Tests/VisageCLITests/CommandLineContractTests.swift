@@ -124,9 +124,9 @@ import VisageTestSupport
     #expect(one.stdout == two.stdout)
   }
 
-  /// With `--threads` above 1 a batch decodes later inputs on other threads meanwhile; the
-  /// lines, a failed input's among them, come out the same and in input order, in every
-  /// command and in video mode.
+  /// With `--threads` above 1 a batch is shared by task copies that each take the next input
+  /// (image mode), or decodes later inputs on other threads meanwhile (video mode); the lines,
+  /// a failed input's among them, come out the same and in input order, in every command.
   @Test(arguments: ["detect", "landmark", "analyze"]) func decodingAheadKeepsTheBatchAsItWas(command: String) throws {
     let garbage = NSTemporaryDirectory() + "visage-cli-ahead-\(UUID().uuidString).jpg"
     try Data("not an image".utf8).write(to: URL(fileURLWithPath: garbage))
@@ -140,6 +140,32 @@ import VisageTestSupport
       #expect(one.stdout == three.stdout, "\(command) in \(mode) mode")
       #expect(try three.jsonLines().count == inputs.count)
     }
+  }
+
+  /// Task copies (image mode, `--threads` above 1) write the same annotated images as one
+  /// task; `analyze --tracking` keeps one task, so its tracking IDs follow the inputs' order.
+  @Test func taskCopiesAnnotateAndTrackAsOneTaskDoes() throws {
+    let inputs = [
+      Self.astronaut, "Tests/Fixtures/images/camera.png", "Tests/Fixtures/crowd/crowd_00.jpg", Self.astronaut,
+    ]
+    for command in ["detect", "landmark", "analyze"] {
+      var written: [[Data?]] = []
+      for threads in ["1", "2"] {
+        let folder = NSTemporaryDirectory() + "visage-cli-copies-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try CLI.run(
+          [command] + inputs.prefix(3) + ["--annotate", folder, "--threads", threads, "--output", "json"])
+        #expect(run.status == 0, "\(command): \(run.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        #expect(names.count == 3, "\(command) --threads \(threads): \(names)")
+        written.append(names.map { FileManager.default.contents(atPath: folder + "/" + $0) })
+      }
+      #expect(written[0] == written[1], "\(command): the annotations differ between one task and copies")
+    }
+    let tracking = ["analyze"] + inputs + ["--tracking", "--output", "json"]
+    let one = try CLI.run(tracking)
+    let two = try CLI.run(tracking + ["--threads", "2"])
+    #expect(one.status == 0 && one.stdout == two.stdout)
   }
 
   /// `--profile-search` adds one JSON line per input on standard error, saying where an
