@@ -82,11 +82,14 @@ struct Analyze: ParsableCommand {
       try self.report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
     }
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.
-    let copies = runningMode == .image && !tracking ? io.sideBySide(wideSearch: performance == .accurate || anyRotation) : 0
+    let copies =
+      runningMode == .image && !tracking ? io.sideBySide(wideSearch: performance == .accurate || anyRotation) : 0
     if copies > 1 {
       try processSideBySide(
         frames, reporter: reporter, copies: copies,
-        make: { try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: 1)) } },
+        make: {
+          try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: 1)) }
+        },
         process: { analyzer, image in try analyzer.analyze(image: image) }, report: report)
       try reporter.finish()
       return

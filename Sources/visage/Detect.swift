@@ -98,7 +98,8 @@ struct Detect: ParsableCommand {
       try makeTask { () throws -> FaceDetector in
         let made = try FaceDetector(
           options: options(
-            modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath, liveStreamHandler: handler,
+            modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath,
+            liveStreamHandler: handler,
             threads: threads))
         if let progressLine { made.reportSearchProgress(to: progressLine.update) }
         detector = made

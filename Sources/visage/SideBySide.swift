@@ -100,7 +100,8 @@ private final class SideBySideWork<Output>: @unchecked Sendable {
   /// Stores a slot's outcome; then, unless another thread is reporting, reports every
   /// outcome that is next in order, outside the lock.
   func finish(
-    _ slot: Int, frame: Frame, outcome: Result<(Output, MPImage), any Error>, report: (Frame, Result<(Output, MPImage), any Error>) -> Void
+    _ slot: Int, frame: Frame, outcome: Result<(Output, MPImage), any Error>,
+    report: (Frame, Result<(Output, MPImage), any Error>) -> Void
   ) {
     condition.lock()
     done[slot] = (frame, outcome)
