@@ -69,11 +69,12 @@ public enum GEMM {
   }
 
   /// Stops the BLAS library's idle worker threads, for a process that has not yet called
-  /// BLAS and may never: OpenBLAS starts one per core when it loads, and each spins for about
-  /// a tenth of a second before it sleeps, taking that CPU time from the caller's own
-  /// threads. BLAS makes them again if a later call (`.blas` kernels) wants them. The command
-  /// line calls this at start; a library host that uses BLAS itself should not.
-  public static func stopIdleThreads() {
+  /// BLAS and may never: OpenBLAS starts one for every core but the caller's when it loads,
+  /// and each spins for about a tenth of a second before it sleeps, taking that CPU time from
+  /// the caller's own threads. BLAS makes them again if a later call (`.blas` kernels) wants
+  /// them. Only before any BLAS call, on one thread: a job running meanwhile would be lost.
+  /// The command line calls it first thing; a library host that uses BLAS should not.
+  package static func stopIdleThreads() {
     #if !canImport(Accelerate)
       threadCountLock.lock()
       defer { threadCountLock.unlock() }

@@ -83,7 +83,7 @@ struct Analyze: ParsableCommand {
     }
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.
     let copies =
-      runningMode == .image && !tracking ? io.sideBySide(wideSearch: performance == .accurate || anyRotation) : 0
+      runningMode == .image && !tracking ? io.sideBySide(allScales: performance == .accurate) : 0
     if copies > 1 {
       try processSideBySide(
         frames, reporter: reporter, copies: copies,

@@ -1,10 +1,11 @@
 import Dispatch
 
 /// The inputs of a batch, decoded ahead on other threads while the current one is processed,
-/// and handed out in input order (`--threads` above 1, image and video mode).
+/// and handed out in input order (`--threads` above 1 when one task takes every input: video
+/// mode, and the image-mode searches and options `processSideBySide` leaves to one task).
 ///
 /// Decoding a large photo can take longer than the models (a 12 MP JPEG decodes in about
-/// 40 ms), and the models' threads split layers, not images; so with `depth` > 0 up to `depth`
+/// 17 ms), and one task's threads split layers, not images; so with `depth` > 0 up to `depth`
 /// inputs decode at once on the global queue. At most `depth` decoded images wait besides the
 /// one being processed, so memory stays bounded. Order and results are those of one thread.
 final class DecodeAhead {

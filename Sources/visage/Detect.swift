@@ -87,12 +87,15 @@ struct Detect: ParsableCommand {
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
     var detector: FaceDetector?
-    // A wider search of a large photo takes seconds: on a terminal, say how far it has got.
-    let progressLine = range == .all || anyRotation ? SearchProgressLine.forTerminal() : nil
+    // One task when its search profile is reported after each input (copies would each have
+    // their own), else as `--threads` asks.
+    let copies = profileSearch ? 0 : io.sideBySide(allScales: range == .all)
+    // A wider search of a large photo takes seconds: on a terminal, say how far it has got
+    // (one task's progress; copies search upright or at quarter turns only, quickly).
+    let progressLine = (range == .all || anyRotation) && copies <= 1 ? SearchProgressLine.forTerminal() : nil
     try runTask(
-      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
-      sideBySide: io.sideBySide(wideSearch: range == .all || anyRotation), resultsKey: "detections",
-      taskName: "detector"
+      runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, sideBySide: copies,
+      resultsKey: "detections", taskName: "detector"
     ) {
       handler, threads in
       try makeTask { () throws -> FaceDetector in

@@ -26,7 +26,7 @@ struct FrameOptions: ParsableArguments {
 
   @Option(
     help:
-      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn (a search with more than one detector, or analyze --tracking, shares each input over them instead); in video and live-stream mode the models' larger layers are shared over them. Results and their order are the same for any count."
+      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn; one task shares them instead (its larger layers, with later inputs decoding meanwhile, or a search's tiles and looks at every scale) in video and live-stream mode, for a search at every scale, analyze --tracking and detect --profile-search. Results and their order are the same for any count."
   )
   var threads = 1
 
@@ -47,9 +47,9 @@ struct FrameOptions: ParsableArguments {
   var decodeAhead: Int { threads > 1 ? threads : 0 }
 
   /// How many one-thread copies of the task take the inputs in turn in image mode
-  /// (`processSideBySide`): `--threads`, unless the task searches with more than one detector
-  /// (`wideSearch`), whose search shares each photo's tiles and looks over the threads instead.
-  func sideBySide(wideSearch: Bool) -> Int { wideSearch ? 0 : threads }
+  /// (`processSideBySide`): `--threads`, unless the task searches at every scale
+  /// (`allScales`), whose search shares each photo's tiles and looks over the threads instead.
+  func sideBySide(allScales: Bool) -> Int { allScales ? 0 : threads }
 
   /// `--threads` is checked by each command with the rest of its task's options
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.

@@ -100,7 +100,7 @@ struct Landmark: ParsableCommand {
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
-      sideBySide: io.sideBySide(wideSearch: detectorRange == .all || anyRotation), resultsKey: "faceLandmarks",
+      sideBySide: io.sideBySide(allScales: detectorRange == .all), resultsKey: "faceLandmarks",
       taskName: "landmarker"
     ) {
       handler, threads in

@@ -8,21 +8,21 @@ import Visage
 ///
 /// Why copies rather than one task whose layers are split over N threads with the inputs
 /// decoded ahead: a photo is mostly decoding, which one thread does alone, and splitting
-/// small layers costs a hand-over at each. On 96 12 MP JPEGs two copies run 1.86-1.88× as
-/// fast as one thread, where the split layers gave 1.71-1.78× (docs/speed.md). Results are
-/// those of one thread, since every copy runs the same kernels on one thread. At most
-/// `copies + 1` inputs are out and not yet reported, so memory stays bounded however slow one
-/// input is.
+/// small layers costs a hand-over at each. On 96 12 MP JPEGs two copies ran 1.86-1.91× as
+/// fast as one thread, the split layers 1.76-1.83× (docs/speed.md). Results are those of one
+/// thread, since every copy runs the same kernels on one thread. At most `copies + 1` inputs
+/// are decoded and not yet reported, so memory stays bounded however slow one input is.
 ///
-/// `make` builds one copy; each starts on the inputs as soon as it is made, so the others'
-/// models load meanwhile. An error making a copy is thrown once the copies already made have
-/// finished the inputs.
+/// Every copy is made before any input is read, so a task that cannot be made stops the
+/// command as with one thread.
 func processSideBySide<Task, Output>(
   _ frames: InputFrames, reporter: Reporter, copies: Int, make: () throws -> Task,
-  process: @escaping (Task, MPImage) throws -> Output, report: (Output, Frame, MPImage) throws -> Void
+  process: @escaping @Sendable (Task, MPImage) throws -> Output, report: (Output, Frame, MPImage) throws -> Void
 ) throws {
-  let work = SideBySideWork<Output>(frames: frames, window: copies + 1)
-  try withoutActuallyEscaping(report) { report in
+  // No more copies than inputs, when their number is known: each loads its own models.
+  let tasks = try (0..<max(1, min(copies, frames.count ?? copies))).map { _ in UncheckedBox(try make()) }
+  let work = SideBySideWork<Output>(frames: frames, window: tasks.count + 1)
+  withoutActuallyEscaping(report) { report in
     // Whichever copy finishes the next input in order reports it (and those after it that
     // are done), one thread at a time, so that no third thread wakes for every photo.
     let deliver = UncheckedBox { (frame: Frame, outcome: Result<(Output, MPImage), any Error>) in
@@ -33,46 +33,44 @@ func processSideBySide<Task, Output>(
         reporter.fail(source: frame.source, error: error)
       }
     }
-    let run = UncheckedBox(process)
     let group = DispatchGroup()
-    defer { group.wait() }
-    for _ in 0..<copies {
-      let task = UncheckedBox(try make())
+    for task in tasks {
       DispatchQueue.global().async(group: group) {
         while let (slot, job) = work.take() {
-          let frame = job()
-          let outcome = Result { () throws -> (Output, MPImage) in
-            let image = try frame.image.get()
-            return (try run.value(task.value, image), image)
-          }
-          work.finish(slot, frame: frame, outcome: outcome, report: deliver.value)
+          // Passed as a temporary, so that once reported no reference to the image is left here.
+          work.finish(slot, SideBySideWork.run(job, on: task.value, process), report: deliver.value)
         }
       }
     }
+    group.wait()
   }
 }
 
-/// A value handed to other threads although its type does not say it may be: the tasks
-/// (which serialise their own calls, and each copy is used by one thread), and closures used
-/// by one thread at a time under `SideBySideWork`'s order.
+/// A value handed to other threads although its type does not say it may be: a task copy,
+/// used by one thread (the tasks serialise their calls anyway), and the reporting closure,
+/// called by one thread at a time under `SideBySideWork`'s order.
 private struct UncheckedBox<Value>: @unchecked Sendable {
   let value: Value
   init(_ value: Value) { self.value = value }
 }
 
-/// The inputs handed out to the copies and the outcomes waiting to be reported, under one
-/// lock. `InputFrames` is read only here, under the lock, so in order.
+/// The inputs handed out to the copies and the outcomes waiting to be reported.
+///
+/// Two locks: `input` while an input is read (a path or record from standard input may keep
+/// a thread waiting), and `condition` for the slots and outcomes, so that finished inputs are
+/// reported meanwhile. `InputFrames` is read only under `input`, so in order.
 private final class SideBySideWork<Output>: @unchecked Sendable {
   typealias Outcome = (Frame, Result<(Output, MPImage), any Error>)
   private let frames: InputFrames
   private let window: Int
+  private let input = NSLock()
   private let condition = NSCondition()
-  /// Inputs handed out so far; the next one gets this slot.
-  private var handedOut = 0
-  /// Slots reported so far.
-  private var reported = 0
-  /// No input is left.
+  /// Under `input`: no input is left.
   private var exhausted = false
+  /// Under `condition`: inputs handed out so far (the next one gets this slot), and slots
+  /// reported so far.
+  private var handedOut = 0
+  private var reported = 0
   private var done: [Int: Outcome] = [:]
   /// A thread is reporting: outcomes finished meanwhile wait for it.
   private var reporting = false
@@ -82,29 +80,45 @@ private final class SideBySideWork<Output>: @unchecked Sendable {
     self.window = window
   }
 
+  /// The outcome of running `process` with `task` on the input `job` decodes.
+  static func run<Task>(
+    _ job: @Sendable () -> Frame, on task: Task, _ process: (Task, MPImage) throws -> Output
+  ) -> Outcome {
+    let frame = job()
+    return (
+      frame,
+      Result {
+        let image = try frame.image.get()
+        return (try process(task, image), image)
+      }
+    )
+  }
+
   /// The next input to decode and run, with its slot, or nil when none is left. Waits while
   /// `window` inputs are out and unreported.
   func take() -> (Int, @Sendable () -> Frame)? {
+    input.lock()
+    defer { input.unlock() }
     condition.lock()
-    defer { condition.unlock() }
-    while !exhausted && handedOut - reported >= window { condition.wait() }
+    while handedOut - reported >= window { condition.wait() }
+    condition.unlock()
     guard !exhausted, let job = frames.nextJob() else {
       exhausted = true
-      condition.broadcast()
       return nil
     }
+    condition.lock()
+    defer { condition.unlock() }
     handedOut += 1
     return (handedOut - 1, job)
   }
 
   /// Stores a slot's outcome; then, unless another thread is reporting, reports every
-  /// outcome that is next in order, outside the lock.
-  func finish(
-    _ slot: Int, frame: Frame, outcome: Result<(Output, MPImage), any Error>,
-    report: (Frame, Result<(Output, MPImage), any Error>) -> Void
-  ) {
+  /// outcome that is next in order, outside the lock. A slot counts as out until its report
+  /// is done.
+  func finish(_ slot: Int, _ outcome: consuming Outcome, report: (Frame, Result<(Output, MPImage), any Error>) -> Void)
+  {
     condition.lock()
-    done[slot] = (frame, outcome)
+    done[slot] = outcome
     guard !reporting else {
       condition.unlock()
       return

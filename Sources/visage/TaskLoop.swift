@@ -2,7 +2,7 @@ import Visage
 
 /// What `detect` and `landmark` call on their task: `FaceDetector` and `FaceLandmarker`
 /// name these methods alike, as MediaPipe does.
-protocol FrameTask: AnyObject {
+protocol FrameTask: AnyObject, Sendable {
   associatedtype Result
   func detect(image: MPImage) throws -> Result
   func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> Result

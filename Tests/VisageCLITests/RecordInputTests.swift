@@ -53,6 +53,28 @@ import VisageTestSupport
     }
   }
 
+  /// Records from standard input (how many is not known ahead) shared by task copies give
+  /// the lines one task gives, in order, bad records among them; no record gives no line.
+  @Test func taskCopiesTakeRecordsInTurn() throws {
+    let files = try Self.images.map { try Fixtures.bytes(atPath: Fixtures.repositoryRoot + "/" + $0) }
+    var lines: [String] = []
+    for (i, file) in (files + files).enumerated() {
+      lines.append(try Self.record(source: "r\(i)", data: file))
+      if i % 2 == 1 { lines.append("not json") }
+    }
+    let stdin = Data((lines.joined(separator: "\n") + "\n").utf8)
+    let arguments = ["landmark", "--input-format", "jsonl", "-", "--num-faces", "2", "--output", "json"]
+    let one = try CLI.run(arguments, stdin: stdin)
+    for threads in ["2", "4"] {
+      let copies = try CLI.run(arguments + ["--threads", threads], stdin: stdin)
+      #expect(copies.status == 1 && one.status == 1)
+      #expect(copies.stdout == one.stdout, "--threads \(threads)")
+    }
+    #expect(try one.jsonLines().count == lines.count)
+    let none = try CLI.run(arguments + ["--threads", "2"], stdin: Data())
+    #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stderr)")
+  }
+
   @Test func recordsComeFromOneFileOrStandardInput() throws {
     let run = try CLI.run(["detect", "--input-format", "jsonl", "a.jsonl", "b.jsonl"])
     #expect(run.status == 2 && run.stderr.contains("--input-format jsonl"))

@@ -224,7 +224,7 @@ final class FaceSearch {
   }
 
   /// Tiles or candidates between two progress reports: about a twentieth of a second of
-  /// model runs here for tiles, a tenth to a third for candidates (two to six runs each).
+  /// model runs here for tiles, a tenth to a quarter for candidates (two to four runs each).
   static let progressChunk = 64
 
   /// `work` over the items `0..<count`, its results in item order: with a crew, each
@@ -257,7 +257,7 @@ final class FaceSearch {
   package static let maximumPassRuns = 30_000
 
   /// The most candidates of one all-scales search that get looked at, the best first: each
-  /// costs two to six model runs. A 4000x3000 crowd photo with any rotation has about 2,000.
+  /// costs two to four model runs. A 4000x3000 crowd photo with any rotation has about 2,000.
   package static let maximumCandidates = 5_000
 
   /// The score a candidate of an all-scales search needs to be looked at: low, since the
