@@ -83,7 +83,8 @@ struct Analyze: ParsableCommand {
     }
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.
     let copies =
-      runningMode == .image && !tracking ? io.sideBySide(allScales: performance == .accurate) : 0
+      tracking
+      ? 0 : io.sideBySide(runningMode == .image ? .image : .video, allScales: performance == .accurate, frames: frames)
     if copies > 1 {
       try processSideBySide(
         frames, reporter: reporter, copies: copies,

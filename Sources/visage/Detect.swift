@@ -89,9 +89,9 @@ struct Detect: ParsableCommand {
     var detector: FaceDetector?
     // One task when its search profile is reported after each input (copies would each have
     // their own), else as `--threads` asks.
-    let copies = profileSearch ? 0 : io.sideBySide(allScales: range == .all)
+    let copies = profileSearch ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
     // A wider search of a large photo takes seconds: on a terminal, say how far it has got
-    // (one task's progress; copies search upright or at quarter turns only, quickly).
+    // (one task's: copies, which share a batch, show none).
     let progressLine = (range == .all || anyRotation) && copies <= 1 ? SearchProgressLine.forTerminal() : nil
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, sideBySide: copies,

@@ -26,7 +26,7 @@ struct FrameOptions: ParsableArguments {
 
   @Option(
     help:
-      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn; one task shares them instead (its larger layers, with later inputs decoding meanwhile, or a search's tiles and looks at every scale) in video and live-stream mode, for a search at every scale, analyze --tracking and detect --profile-search. Results and their order are the same for any count."
+      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, detect --profile-search, and in video and live-stream mode. Results and their order are the same for any count."
   )
   var threads = 1
 
@@ -46,10 +46,14 @@ struct FrameOptions: ParsableArguments {
   /// (video mode, and image mode without `sideBySide`): as many as `--threads`, when above 1.
   var decodeAhead: Int { threads > 1 ? threads : 0 }
 
-  /// How many one-thread copies of the task take the inputs in turn in image mode
-  /// (`processSideBySide`): `--threads`, unless the task searches at every scale
-  /// (`allScales`), whose search shares each photo's tiles and looks over the threads instead.
-  func sideBySide(allScales: Bool) -> Int { allScales ? 0 : threads }
+  /// How many one-thread copies of the task take the `frames` in turn (`processSideBySide`):
+  /// `--threads`, no more than there are inputs when that is known, in image mode unless the
+  /// task searches at every scale (`allScales`), whose search shares each photo's tiles and
+  /// looks over the threads instead; 0 (one task with every thread) below two copies.
+  func sideBySide(_ mode: CLIRunningMode, allScales: Bool, frames: InputFrames) -> Int {
+    let copies = min(threads, frames.count ?? threads)
+    return mode == .image && !allScales && copies > 1 ? copies : 0
+  }
 
   /// `--threads` is checked by each command with the rest of its task's options
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.

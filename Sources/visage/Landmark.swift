@@ -100,7 +100,8 @@ struct Landmark: ParsableCommand {
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
-      sideBySide: io.sideBySide(allScales: detectorRange == .all), resultsKey: "faceLandmarks",
+      sideBySide: io.sideBySide(runningMode, allScales: detectorRange == .all, frames: frames),
+      resultsKey: "faceLandmarks",
       taskName: "landmarker"
     ) {
       handler, threads in

@@ -19,8 +19,7 @@ func processSideBySide<Task, Output>(
   _ frames: InputFrames, reporter: Reporter, copies: Int, make: () throws -> Task,
   process: @escaping @Sendable (Task, MPImage) throws -> Output, report: (Output, Frame, MPImage) throws -> Void
 ) throws {
-  // No more copies than inputs, when their number is known: each loads its own models.
-  let tasks = try (0..<max(1, min(copies, frames.count ?? copies))).map { _ in UncheckedBox(try make()) }
+  let tasks = try (0..<copies).map { _ in UncheckedBox(try make()) }
   let work = SideBySideWork<Output>(frames: frames, window: tasks.count + 1)
   withoutActuallyEscaping(report) { report in
     // Whichever copy finishes the next input in order reports it (and those after it that
@@ -36,9 +35,8 @@ func processSideBySide<Task, Output>(
     let group = DispatchGroup()
     for task in tasks {
       DispatchQueue.global().async(group: group) {
-        while let (slot, job) = work.take() {
-          // Passed as a temporary, so that once reported no reference to the image is left here.
-          work.finish(slot, SideBySideWork.run(job, on: task.value, process), report: deliver.value)
+        while let (slot, outcome) = work.next(on: task.value, process) {
+          work.finish(slot, outcome, report: deliver.value)
         }
       }
     }
@@ -80,25 +78,30 @@ private final class SideBySideWork<Output>: @unchecked Sendable {
     self.window = window
   }
 
-  /// The outcome of running `process` with `task` on the input `job` decodes.
-  static func run<Task>(
-    _ job: @Sendable () -> Frame, on task: Task, _ process: (Task, MPImage) throws -> Output
-  ) -> Outcome {
+  /// The next input decoded and run by `process` with `task`, with its slot; nil when none
+  /// is left. Nothing of the input is kept here beyond the outcome (a stream's job holds its
+  /// frame), so that a reported image is not kept alive by the thread that reported it.
+  func next<Task>(on task: Task, _ process: (Task, MPImage) throws -> Output) -> (Int, Outcome)? {
+    guard let (slot, job) = take() else { return nil }
     let frame = job()
     return (
-      frame,
-      Result {
-        let image = try frame.image.get()
-        return (try process(task, image), image)
-      }
+      slot,
+      (
+        frame,
+        Result {
+          let image = try frame.image.get()
+          return (try process(task, image), image)
+        }
+      )
     )
   }
 
   /// The next input to decode and run, with its slot, or nil when none is left. Waits while
   /// `window` inputs are out and unreported.
-  func take() -> (Int, @Sendable () -> Frame)? {
+  private func take() -> (Int, @Sendable () -> Frame)? {
     input.lock()
     defer { input.unlock() }
+    if exhausted { return nil }
     condition.lock()
     while handedOut - reported >= window { condition.wait() }
     condition.unlock()

@@ -351,6 +351,21 @@ import VisageTestSupport
     #expect((lines[1]["error"] as? String)?.contains("truncated inside frame 1") == true)
   }
 
+  /// A stream's frames in image mode, shared by task copies (the stream's job reads each
+  /// frame): the lines one task gives, its truncation error last.
+  @Test func taskCopiesTakeAStreamsFramesInTurn() throws {
+    let frames = try Self.pan.map { try MPImage(contentsOfFile: Fixtures.repositoryRoot + "/" + $0) }
+    let path = NSTemporaryDirectory() + "visage-cli-\(UUID().uuidString).y4m"
+    try Data(Self.y4m(frames, rate: "30:1").dropLast(100)).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let arguments = ["landmark", path, "--output", "json"]
+    let one = try CLI.run(arguments)
+    let copies = try CLI.run(arguments + ["--threads", "3"])
+    #expect(one.status == 1 && copies.status == 1)
+    #expect(copies.stdout == one.stdout)
+    #expect(try one.jsonLines().count == frames.count)
+  }
+
   /// Live stream: frames arrive in real time faster than the landmarker can keep up with, so
   /// some are dropped; every frame still gets exactly one line, in order.
   @Test func liveStreamReportsEveryFrameInOrder() throws {
