@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// The inputs of a batch, decoded ahead on other threads while the current one is processed,
 /// and handed out in input order (`--threads` above 1 when one task takes every input: video
@@ -8,10 +9,20 @@ import Dispatch
 /// 17 ms), and one task's threads split layers, not images; so with `depth` > 0 up to `depth`
 /// inputs decode at once on the global queue. At most `depth` decoded images wait besides the
 /// one being processed, so memory stays bounded. Order and results are those of one thread.
-final class DecodeAhead {
+///
+/// The inputs are read on a thread of their own, so that an input already read is processed
+/// while the next is still awaited: a client that sends a record on standard input and waits
+/// for its result before sending the next gets it.
+final class DecodeAhead: @unchecked Sendable {
   private let frames: InputFrames
   private let depth: Int
+  private let condition = NSCondition()
+  /// Under `condition`: inputs read and decoding or decoded, in order, and whether the
+  /// reader has found the end.
   private var pending: [PendingFrame] = []
+  private var ended = false
+  /// The reader thread has been started (only `next` reads and sets it).
+  private var reading = false
 
   /// `depth` 0 decodes each input when it is asked for, as `InputFrames.next()` does.
   init(_ frames: InputFrames, depth: Int) {
@@ -22,9 +33,32 @@ final class DecodeAhead {
   /// The next input, decoded, or `nil` after the last.
   func next() -> Frame? {
     guard depth > 0 else { return frames.next() }
-    // The current input plus `depth` behind it: the ones behind decode while it runs.
-    while pending.count < depth + 1, let job = frames.nextJob() { pending.append(PendingFrame(job)) }
-    return pending.isEmpty ? nil : pending.removeFirst().wait()
+    if !reading {
+      reading = true
+      Thread { self.read() }.start()
+    }
+    condition.lock()
+    while pending.isEmpty && !ended { condition.wait() }
+    let first = pending.isEmpty ? nil : pending.removeFirst()
+    condition.broadcast()
+    condition.unlock()
+    return first?.wait()
+  }
+
+  /// The reader: reads each input in turn and starts its decoding, while fewer than `depth`
+  /// wait to be handed out.
+  private func read() {
+    while true {
+      condition.lock()
+      while pending.count >= depth { condition.wait() }
+      condition.unlock()
+      let job = frames.nextJob()
+      condition.lock()
+      if let job { pending.append(PendingFrame(job)) } else { ended = true }
+      condition.broadcast()
+      condition.unlock()
+      if job == nil { return }
+    }
   }
 }
 

@@ -44,10 +44,11 @@ enum StandardOutput {
   /// Flushes what is buffered; on a write error says so on stderr and exits with status 1
   /// at once, since nothing more can be delivered.
   static func flush() {
-    // fflush(nil) rather than fflush(stdout): Swift 6 refuses to touch the C global
-    // `stdout`. Results are flushed after every line, so a write that failed inside `print`
-    // leaves data behind that this flush tries again and fails on too.
-    guard fflush(nil) != 0 else { return }
+    // Standard output only (through C, since Swift 6 refuses to name `stdout`): flushing
+    // every stream would wait on standard input while a reader thread blocks on it. Results
+    // are flushed after every line, so a write that failed inside `print` leaves data behind
+    // that this flush tries again and fails on too.
+    guard visage_flush_standard_output() != 0 else { return }
     let reason = String(cString: strerror(errno))
     FileHandle.standardError.write(Data("visage: cannot write the results to standard output: \(reason)\n".utf8))
     Foundation.exit(1)

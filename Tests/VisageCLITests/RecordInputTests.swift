@@ -75,6 +75,22 @@ import VisageTestSupport
     #expect(none.status == 0 && none.stdout.isEmpty, "\(none.stderr)")
   }
 
+  /// A client that sends one record and waits for its result before sending more gets it,
+  /// with one task, with task copies and with inputs decoded ahead: no thread waits on
+  /// standard input while holding what writing a result needs.
+  @Test(arguments: [["--threads", "1"], ["--threads", "2"], ["--range", "all", "--threads", "2"]])
+  func aRecordIsAnsweredWhileStandardInputStaysOpen(options: [String]) throws {
+    let path = NSTemporaryDirectory() + "visage-record-\(UUID().uuidString).jsonl"
+    let file = try Fixtures.bytes(atPath: Fixtures.repositoryRoot + "/" + Self.images[0])
+    try Data((try Self.record(source: "first", data: file) + "\n").utf8).write(to: URL(fileURLWithPath: path))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // Standard input stays open for 5 s after the record; the result must come out before.
+    let run = try CLI.shell(
+      "(cat '\(path)'; sleep 5) | timeout 4 \"$VISAGE\" detect --input-format jsonl - --output json "
+        + options.joined(separator: " ") + " | head -1")
+    #expect(run.stdout.contains("\"source\": \"first\""), "\(options): \(run.stdout) \(run.stderr)")
+  }
+
   @Test func recordsComeFromOneFileOrStandardInput() throws {
     let run = try CLI.run(["detect", "--input-format", "jsonl", "a.jsonl", "b.jsonl"])
     #expect(run.status == 2 && run.stderr.contains("--input-format jsonl"))

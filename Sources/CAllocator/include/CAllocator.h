@@ -9,4 +9,9 @@
 /// platforms), where it does nothing.
 int visage_retain_freed_memory(void);
 
+/// `fflush(stdout)`: Swift 6 refuses to name the C global `stdout`, and `fflush(NULL)` would
+/// lock every open stream, waiting on standard input while another thread blocks reading a
+/// record from it. Returns what `fflush` returns (0, or EOF with `errno` set).
+int visage_flush_standard_output(void);
+
 #endif
