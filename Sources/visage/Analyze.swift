@@ -78,31 +78,24 @@ struct Analyze: ParsableCommand {
     let bundle = try model ?? BundledWeights.taskBundle()
     let fullRangePath =
       model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
-    let report = { (faces: [Face], frame: Frame, image: MPImage) throws in
-      try self.report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
-    }
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.
-    let copies =
-      tracking
-      ? 0 : io.sideBySide(runningMode == .image ? .image : .video, allScales: performance == .accurate, frames: frames)
-    if copies > 1 {
-      try processSideBySide(
-        frames, reporter: reporter, copies: copies,
-        make: {
-          try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: 1)) }
-        },
-        process: { analyzer, image in try analyzer.analyze(image: image) }, report: report)
-      try reporter.finish()
-      return
-    }
-    let analyzer = try makeTask { try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath)) }
-    processEach(frames, reporter: reporter, decodeAhead: io.decodeAhead) { image, timestamp in
-      runningMode == .image
-        ? try analyzer.analyze(image: image)
-        : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
-    } report: { faces, frame, image in
-      try report(faces, frame, image)
-    }
+    let mode: CLIRunningMode = runningMode == .image ? .image : .video
+    let copies = tracking ? 0 : io.sideBySide(mode, allScales: performance == .accurate, frames: frames)
+    try processBatch(
+      frames, reporter: reporter, decodeAhead: io.decodeAhead, copies: copies,
+      make: { threads in
+        try makeTask {
+          try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: threads))
+        }
+      },
+      process: { analyzer, image, timestamp in
+        mode == .image
+          ? try analyzer.analyze(image: image)
+          : try analyzer.analyze(videoFrame: image, timestampInMilliseconds: timestamp)
+      },
+      report: { faces, frame, image in
+        try report(faces, frame: frame, image: image, frames: frames, reporter: reporter)
+      })
     try reporter.finish()
   }
 

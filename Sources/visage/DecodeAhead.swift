@@ -21,22 +21,18 @@ final class DecodeAhead: @unchecked Sendable {
   /// reader has found the end.
   private var pending: [PendingFrame] = []
   private var ended = false
-  /// The reader thread has been started (only `next` reads and sets it).
-  private var reading = false
 
-  /// `depth` 0 decodes each input when it is asked for, as `InputFrames.next()` does.
+  /// `depth` 0 decodes each input when it is asked for, as `InputFrames.next()` does; above
+  /// 0 the reader thread starts here.
   init(_ frames: InputFrames, depth: Int) {
     self.frames = frames
     self.depth = depth
+    if depth > 0 { Thread { self.read() }.start() }
   }
 
   /// The next input, decoded, or `nil` after the last.
   func next() -> Frame? {
     guard depth > 0 else { return frames.next() }
-    if !reading {
-      reading = true
-      Thread { self.read() }.start()
-    }
     condition.lock()
     while pending.isEmpty && !ended { condition.wait() }
     let first = pending.isEmpty ? nil : pending.removeFirst()

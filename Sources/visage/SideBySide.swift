@@ -105,7 +105,7 @@ private final class SideBySideWork<Output>: @unchecked Sendable {
     condition.lock()
     while handedOut - reported >= window { condition.wait() }
     condition.unlock()
-    guard !exhausted, let job = frames.nextJob() else {
+    guard let job = frames.nextJob() else {
       exhausted = true
       return nil
     }

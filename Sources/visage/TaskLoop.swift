@@ -26,18 +26,13 @@ func runTask<Task: FrameTask>(
   report: @escaping (Task.Result, Frame, MPImage) throws -> Void
 ) throws {
   switch mode {
-  case .image where sideBySide > 1:
-    try processSideBySide(
-      frames, reporter: reporter, copies: sideBySide, make: { try make(nil, 1) },
-      process: { task, image in try task.detect(image: image) }, report: report)
   case .image, .video:
-    let task = try make(nil, nil)
-    processEach(frames, reporter: reporter, decodeAhead: decodeAhead) { image, timestamp in
-      mode == .image
-        ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
-    } report: { result, frame, image in
-      try report(result, frame, image)
-    }
+    try processBatch(
+      frames, reporter: reporter, decodeAhead: decodeAhead, copies: sideBySide, make: { try make(nil, $0) },
+      process: { task, image, timestamp in
+        mode == .image
+          ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+      }, report: report)
   case .liveStream:
     let live = LiveStreamOutput<Task.Result>(
       frames: frames, reporter: reporter, resultsKey: resultsKey, taskName: taskName
@@ -48,6 +43,28 @@ func runTask<Task: FrameTask>(
     live.run(
       frames, submit: { try task.detectAsync(image: $0, timestampInMilliseconds: $1) },
       waitUntilIdle: task.waitUntilIdle)
+  }
+}
+
+/// Image and video mode: `copies` one-thread copies of the task taking the inputs in turn
+/// (`processSideBySide`; image mode only) when above 1, else one task, made with `--threads`
+/// (`make(nil)`), over every input in order (`processEach`). `process` runs a task on one
+/// input, given its timestamp (video mode).
+func processBatch<Task, Output>(
+  _ frames: InputFrames, reporter: Reporter, decodeAhead: Int, copies: Int, make: (_ threads: Int?) throws -> Task,
+  process: @escaping @Sendable (Task, MPImage, Int) throws -> Output, report: (Output, Frame, MPImage) throws -> Void
+) throws {
+  if copies > 1 {
+    try processSideBySide(
+      frames, reporter: reporter, copies: copies, make: { try make(1) }, process: { try process($0, $1, 0) },
+      report: report)
+  } else {
+    let task = try make(nil)
+    processEach(frames, reporter: reporter, decodeAhead: decodeAhead) {
+      try process(task, $0, $1)
+    } report: {
+      try report($0, $1, $2)
+    }
   }
 }
 

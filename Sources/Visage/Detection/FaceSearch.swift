@@ -305,8 +305,8 @@ final class FaceSearch {
     // pulled by weaker ones), and once the product so far is below it the face is lost
     // whatever the next look says (most candidates end after the first).
     // Only the first look reads both ways up: its face has the eye line of the way up it
-    // scored best, which the later looks follow. (Both ways up again, they took 5-20% longer
-    // and let through false positives, face-like texture read upside down.)
+    // scored best, which the later looks follow. (Both ways up again, they took 3-32% longer
+    // and let through false positives, face-like texture read upside down: docs/every-face.md.)
     guard let first = try look(around: candidate, scale: Self.lookScale, bothWaysUp: true), first.score >= minScore
     else { return nil }
     guard var face = try look(around: first, scale: Self.lookScale, bothWaysUp: false) else { return nil }
