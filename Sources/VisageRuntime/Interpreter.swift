@@ -75,19 +75,22 @@ public final class Interpreter {
       throw .invalidGraph("activations need \(plan.size) floats, more than the limit of \(Self.maximumArenaCount)")
     }
     arena = ConstantBuffer(zeros: plan.size)
-    constantBuffers = graph.constants.mapValues { ConstantBuffer(copying: $0.values) }
     var addresses: [Int: UnsafeMutablePointer<Float>] = [:]
     for (id, offset) in plan.offsets { addresses[id] = arena.pointer + offset }
-    for (id, buffer) in constantBuffers { addresses[id] = buffer.pointer }
     self.addresses = addresses
 
+    // A constant is copied into a buffer of its own when a step first asks for its address.
+    let copies = ConstantCopies(graph.constants)
     var steps: [Step] = []
     for node in graph.nodes {
+      let inputs = node.inputs
       let context = OperatorContext(
-        inputShapes: node.inputs.map { shapes[$0]! }, outputShape: shapes[node.output]!,
-        constants: node.inputs.map { graph.constants[$0] },
-        inputs: node.inputs.map { UnsafePointer(addresses[$0]!) }, output: addresses[node.output]!,
-        implementation: implementation, pool: pool)
+        inputShapes: inputs.map { shapes[$0]! }, outputShape: shapes[node.output]!,
+        constants: inputs.map { graph.constants[$0] },
+        inputs: InputPointers(count: inputs.count) { i in
+          UnsafePointer(addresses[inputs[i]] ?? copies.pointer(for: inputs[i]))
+        },
+        output: addresses[node.output]!, implementation: implementation, pool: pool)
       do {
         steps.append(try node.op.prepare(context))
       } catch {
@@ -95,6 +98,23 @@ public final class Interpreter {
       }
     }
     self.steps = steps
+    constantBuffers = copies.buffers
+  }
+
+  /// The constants' buffers a graph's steps asked for, made on first request.
+  private final class ConstantCopies {
+    let constants: [Int: Tensor]
+    var buffers: [Int: ConstantBuffer] = [:]
+
+    init(_ constants: [Int: Tensor]) { self.constants = constants }
+
+    /// The address of constant `id`'s copy (which must be a constant of the graph).
+    func pointer(for id: Int) -> UnsafeMutablePointer<Float> {
+      if let buffer = buffers[id] { return buffer.pointer }
+      let buffer = ConstantBuffer(copying: constants[id]!.values)
+      buffers[id] = buffer
+      return buffer.pointer
+    }
   }
 
   /// Checks ids, order and declared shapes, and computes every tensor's shape.
@@ -210,6 +230,7 @@ public final class Interpreter {
   /// The current value of any tensor: a constant, or an activation as the last run left it
   /// (only reliable for intermediates when built with `preservingAllTensors`).
   public func value(ofTensor id: Int) -> Tensor? {
+    if let constant = graph.constants[id] { return constant }
     guard let address = addresses[id], let shape = shapes[id] else { return nil }
     let values = Array(UnsafeBufferPointer(start: address, count: shape.count))
     return try? Tensor(shape: shape, values: values)

@@ -37,7 +37,7 @@ public struct OperatorContext {
   /// The value of each input that is a constant, nil for activations.
   public let constants: [Tensor?]
   /// Where each input lives for the interpreter's lifetime.
-  public let inputs: [UnsafePointer<Float>]
+  public let inputs: InputPointers
   /// Where the output goes.
   public let output: UnsafeMutablePointer<Float>
   /// Which kernels to use.
@@ -52,4 +52,28 @@ public struct OperatorContext {
     }
     return value
   }
+}
+
+/// Where each input of a node lives, for the interpreter's lifetime.
+///
+/// A constant gets memory of its own only when an operator asks for its address here: the
+/// convolutions pack their filters from `OperatorContext.constants` instead, and copies that
+/// no step reads were most of a model's load time and of each task copy's memory.
+public struct InputPointers: RandomAccessCollection, ExpressibleByArrayLiteral {
+  private let pointer: (Int) -> UnsafePointer<Float>
+  public let startIndex = 0
+  public let endIndex: Int
+
+  /// `count` inputs, input `i` at `pointer(i)` (asked for once per access).
+  init(count: Int, pointer: @escaping (Int) -> UnsafePointer<Float>) {
+    self.endIndex = count
+    self.pointer = pointer
+  }
+
+  /// Inputs at addresses known beforehand.
+  public init(arrayLiteral pointers: UnsafePointer<Float>...) {
+    self.init(count: pointers.count) { pointers[$0] }
+  }
+
+  public subscript(position: Int) -> UnsafePointer<Float> { pointer(position) }
 }
