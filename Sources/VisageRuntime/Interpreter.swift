@@ -19,6 +19,9 @@ public final class Interpreter {
 
   private let arena: ConstantBuffer
   private let constantBuffers: [Int: ConstantBuffer]
+  /// The constants copied into buffers of the interpreter's own: those a step reads by
+  /// address (biases, an operand of ADD), not the filters the convolutions pack.
+  package var copiedConstants: Set<Int> { Set(constantBuffers.keys) }
   private let addresses: [Int: UnsafeMutablePointer<Float>]
   private let steps: [Step]
 

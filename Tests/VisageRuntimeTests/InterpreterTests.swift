@@ -236,6 +236,25 @@ import VisageTestSupport
     }
   }
 
+  /// A convolution packs its filter from the model's values, so the optimized interpreter
+  /// copies only the bias it reads by address; the reference reads both where they lie.
+  @Test func onlyConstantsReadByAddressAreCopied() throws {
+    var g = GraphSketch()
+    var random = RandomSource(seed: 5)
+    let x = g.input("x", [1, 4, 4, 3])
+    let w = try g.constant("w", [5, 1, 1, 3], random.floats(15))
+    let b = try g.constant("b", [5], random.floats(5))
+    g.outputs = [g.node(Conv2D(padding: .valid, strideHeight: 1, strideWidth: 1), [x, w, b], "y", [1, 4, 4, 5])]
+    let input = try Tensor(shape: [1, 4, 4, 3], values: random.floats(48))
+    let optimized = try Interpreter(graph: g.graph)
+    let reference = try Interpreter(graph: g.graph, implementation: .reference)
+    #expect(optimized.copiedConstants == [b])
+    #expect(reference.copiedConstants == [w, b])
+    let (fast, slow) = (try optimized.run([input])[0].values, try reference.run([input])[0].values)
+    #expect(zip(fast, slow).allSatisfy { abs($0 - $1) <= 1e-5 })
+    #expect(optimized.value(ofTensor: w)?.values == g.graph.constants[w]?.values)
+  }
+
   @Test func valueOfTensorCoversConstantsAndUnknownIds() throws {
     var g = GraphSketch()
     let x = g.input("x", [2])
