@@ -50,7 +50,7 @@ let package = Package(
       providers: [.apt(["libopenblas-dev"])]),
     .systemLibrary(
       name: "CPNG", pkgConfig: "libpng",
-      providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+      providers: [.apt(["libpng-dev", "libdeflate-dev"]), .brew(["libpng", "libdeflate"])]),
     .systemLibrary(
       name: "CJPEG", pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
@@ -132,7 +132,10 @@ let package = Package(
       name: "GuideCodeSwift5Tests", dependencies: ["Visage", "VisageImageIO", "VisageTFLite", "VisageTestSupport"],
       swiftSettings: [.swiftLanguageMode(.v5)]),
     .testTarget(
-      name: "VisageImageIOTests", dependencies: ["VisageImageIO", "Visage", "VisageTestSupport"]),
+      name: "VisageImageIOTests",
+      dependencies: [
+        "VisageImageIO", "Visage", "VisageTestSupport", .target(name: "CPNG", condition: .when(platforms: nonApple)),
+      ]),
     .testTarget(
       name: "VisageRuntimeTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),

@@ -13,6 +13,7 @@
 #define VISAGE_CPNG_SHIM_H
 
 #include <png.h>
+#include <libdeflate.h>  // VisageImageIO's own path for common PNGs (DirectPNG.swift)
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,5 @@
-// Linux and other platforms without ImageIO: libpng and libjpeg-turbo, through the C shims in
+// Linux and other platforms without ImageIO: libpng (and DirectPNG.swift's own path for common
+// PNGs, with libdeflate) and libjpeg-turbo, through the C shims in
 // Sources/CPNG and Sources/CJPEG. Codec.swift chooses between this and Apple/SystemCodec.swift.
 #if !canImport(ImageIO)
   import CJPEG
@@ -11,20 +12,14 @@
     import Musl
   #endif
 
-  /// PNG and JPEG through libpng and libjpeg-turbo.
+  /// PNG and JPEG through libpng (common PNGs through `DirectPNG` first) and libjpeg-turbo.
   enum LibraryCodec {
     /// Decodes a PNG or JPEG file; see `PNG.decode(_:limits:)`.
     static func decode(_ bytes: [UInt8], format: ImageFormat, limits: ImageLimits) throws -> MPImage {
       switch format {
       case .png:
-        try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
-          status, message in
-          switch Int(status) {
-          case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)
-          case Int(VISAGE_PNG_OUT_OF_MEMORY): .outOfMemory(format: .png, path: nil)
-          default: .corrupt(format: .png, message: message, path: nil)
-          }
-        }
+        // The common layouts without libpng (much faster); the others, and any damage, with it.
+        try DirectPNG.decode(bytes, limits: limits) ?? decodeWithLibpng(bytes, limits: limits)
       case .jpeg:
         try decodeInTwoPhases(bytes, format: .jpeg, limits: limits, with: visage_jpeg_decode, ok: Int32(VISAGE_JPEG_OK))
         {
@@ -35,6 +30,18 @@
           case Int(VISAGE_JPEG_OUT_OF_MEMORY): .outOfMemory(format: .jpeg, path: nil)
           default: .corrupt(format: .jpeg, message: message, path: nil)
           }
+        }
+      }
+    }
+
+    /// Decodes a PNG with libpng alone: every layout, and the errors for damaged files.
+    static func decodeWithLibpng(_ bytes: [UInt8], limits: ImageLimits) throws -> MPImage {
+      try decodeInTwoPhases(bytes, format: .png, limits: limits, with: visage_png_decode, ok: Int32(VISAGE_PNG_OK)) {
+        status, message in
+        switch Int(status) {
+        case Int(VISAGE_PNG_TRUNCATED): .truncated(format: .png, message: message, path: nil)
+        case Int(VISAGE_PNG_OUT_OF_MEMORY): .outOfMemory(format: .png, path: nil)
+        default: .corrupt(format: .png, message: message, path: nil)
         }
       }
     }
@@ -89,18 +96,7 @@
       var height: UInt32 = 0
       let header = callCodec { decoder(data.baseAddress, data.count, &width, &height, nil, $0, $1) }
       guard header.status == ok else { throw failure(header.status, header.message) }
-      // Checked before allocating, so a small file claiming a huge size costs nothing.
-      guard width <= MPImage.maximumDimension, height <= MPImage.maximumDimension else {
-        throw ImageIOError.tooLarge(format: format, width: Int(width), height: Int(height), path: nil)
-      }
-      guard width > 0, height > 0 else {
-        throw ImageIOError.corrupt(format: format, message: "image size is \(width)x\(height)", path: nil)
-      }
-      guard limits.allows(width: Int(width), height: Int(height)) else {
-        throw ImageIOError.tooManyPixels(
-          format: format, width: Int(width), height: Int(height), limit: limits.maximumPixels, path: nil)
-      }
-      let count = Int(width) * Int(height) * 3
+      let count = try checkedPixelCount(width: width, height: height, format: format, limits: limits)
       let pixels = try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
         let body = callCodec {
           decoder(data.baseAddress, data.count, &width, &height, buffer.baseAddress, $0, $1)
@@ -110,5 +106,21 @@
       }
       return try MPImage(width: Int(width), height: Int(height), rgb: pixels)
     }
+  }
+
+  /// The bytes of 8-bit RGB pixels a header's size needs, once it passes the checks every
+  /// decoder makes before allocating (so a small file claiming a huge size costs nothing).
+  func checkedPixelCount(width: UInt32, height: UInt32, format: ImageFormat, limits: ImageLimits) throws -> Int {
+    guard width <= MPImage.maximumDimension, height <= MPImage.maximumDimension else {
+      throw ImageIOError.tooLarge(format: format, width: Int(width), height: Int(height), path: nil)
+    }
+    guard width > 0, height > 0 else {
+      throw ImageIOError.corrupt(format: format, message: "image size is \(width)x\(height)", path: nil)
+    }
+    guard limits.allows(width: Int(width), height: Int(height)) else {
+      throw ImageIOError.tooManyPixels(
+        format: format, width: Int(width), height: Int(height), limit: limits.maximumPixels, path: nil)
+    }
+    return Int(width) * Int(height) * 3
   }
 #endif

@@ -1,0 +1,196 @@
+// The common PNG decoded without libpng. Of libpng's 194 ms for a 12 MP photo, zlib's inflate took
+// 76 ms and unfiltering most of the rest, a byte at a time (docs/speed.md): here libdeflate
+// inflates (whole buffers, two to three times zlib's speed, which libpng cannot use) and rows are
+// unfiltered a pixel at a time. LibraryCodec.swift tries this first and falls back to libpng.
+#if !canImport(ImageIO)
+  import CPNG
+  import Visage
+
+  /// 8-bit RGB or RGBA PNGs, not interlaced and without tRNS, decoded here: the chunks read and
+  /// their CRCs checked, the image data inflated by libdeflate in one piece, and the rows
+  /// unfiltered a pixel's channels at a time (`PNGFilters`); RGB rows in place, in the pixels'
+  /// own buffer, so that a decode holds no second copy of the pixels. The pixels are those
+  /// libpng gives with `visage_png_decode`'s transforms (alpha dropped), bit for bit
+  /// (`DirectPNGTests`).
+  ///
+  /// Anything else, and any damage (a bad CRC, a broken zlib stream, too little or too much
+  /// image data, bytes after the stream, a missing IEND), returns nil, and libpng decodes the
+  /// file from the start: every error and every other layout is libpng's, as before.
+  enum DirectPNG {
+    /// The image, or nil when libpng is to decode the file. Throws only the size checks'
+    /// errors, as libpng's path would for the same header (`checkedPixelCount`).
+    static func decode(_ bytes: [UInt8], limits: ImageLimits) throws -> MPImage? {
+      try bytes.withUnsafeBufferPointer { data -> MPImage? in
+        guard let file = Layout(data) else { return nil }
+        let count = try checkedPixelCount(
+          width: UInt32(file.width), height: UInt32(file.height), format: .png, limits: limits)
+        // RGB rows are inflated into the pixels' buffer, two rows in, and unfiltered where they
+        // lie (`Layout.decode`); the filter bytes make the filtered image `height` bytes longer.
+        let inPlace = file.channels == 3
+        let capacity = inPlace ? file.inPlaceOffset + file.filteredCount + slack : count
+        var decoded = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+          decoded = file.decode(data, into: buffer.baseAddress!, inPlace: inPlace)
+          initialized = count
+        }
+        return decoded ? try MPImage(width: file.width, height: file.height, rgb: pixels) : nil
+      }
+    }
+
+    /// Bytes past a filtered row that a pixel's eight-byte reads may touch.
+    static let slack = 8
+
+    /// What the chunks say: the header's size and samples per pixel, and where the image data
+    /// lies. Nil for a layout this path does not take or a chunk that is not sound.
+    struct Layout {
+      var width = 0
+      var height = 0
+      /// Bytes a pixel: 3 (RGB) or 4 (RGBA).
+      var channels = 0
+      /// The IDAT chunks' data, in order (byte ranges of the file).
+      var imageData: [Range<Int>] = []
+
+      init?(_ data: UnsafeBufferPointer<UInt8>) {
+        let signature: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
+        guard data.count >= 8, signature.indices.allSatisfy({ data[$0] == signature[$0] }) else { return nil }
+        var offset = 8
+        var sawHeader = false
+        var imageDataEnded = false
+        while true {
+          guard data.count - offset >= 12 else { return nil }
+          let length = Int(Self.bigEndian(data, offset))
+          guard length <= Int(Int32.max), data.count - offset - 12 >= length else { return nil }
+          let type = String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self)
+          // An upper-case first letter (bit 5 clear): a chunk a decoder must understand.
+          let critical = data[offset + 4] & 0x20 == 0
+          let body = (offset + 8)..<(offset + 8 + length)
+          let stored = Self.bigEndian(data, body.upperBound)
+          let computed = libdeflate_crc32(0, data.baseAddress! + offset + 4, length + 4)
+          guard computed == stored else { return nil }
+          offset = body.upperBound + 4
+          if !sawHeader {
+            guard type == "IHDR", length == 13 else { return nil }
+            guard readHeader(data, at: body.lowerBound) else { return nil }
+            sawHeader = true
+            continue
+          }
+          switch type {
+          case "IDAT":
+            guard !imageDataEnded else { return nil }
+            imageData.append(body)
+          case "IEND":
+            guard !imageData.isEmpty else { return nil }
+            return
+          case "tRNS", "IHDR":
+            return nil
+          default:
+            // An unknown critical chunk is an error to libpng; PLTE in a true-colour file is
+            // only a suggestion, and ancillary chunks change nothing here.
+            guard !critical || type == "PLTE" else { return nil }
+            if !imageData.isEmpty { imageDataEnded = true }
+          }
+        }
+      }
+
+      /// Reads IHDR's fields; false for any layout but 8-bit RGB or RGBA, not interlaced,
+      /// with sides libpng accepts and this path's limits then check.
+      private mutating func readHeader(_ data: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
+        let (w, h) = (Self.bigEndian(data, start), Self.bigEndian(data, start + 4))
+        let (depth, color) = (data[start + 8], data[start + 9])
+        let (compression, filter, interlace) = (data[start + 10], data[start + 11], data[start + 12])
+        guard w > 0, h > 0, w <= UInt32(Int32.max), h <= UInt32(Int32.max), depth == 8,
+          compression == 0, filter == 0, interlace == 0
+        else { return false }
+        switch color {
+        case 2: channels = 3
+        case 6: channels = 4
+        default: return false
+        }
+        (width, height) = (Int(w), Int(h))
+        return true
+      }
+
+      static func bigEndian(_ data: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
+        UInt32(data[at]) << 24 | UInt32(data[at + 1]) << 16 | UInt32(data[at + 2]) << 8 | UInt32(data[at + 3])
+      }
+
+      /// The filtered image's size: each row with its filter byte.
+      var filteredCount: Int { height * (1 + width * channels) }
+
+      /// Where an RGB image's filtered rows start in its pixels' buffer: two rows in, so that
+      /// the pixels of rows y and y + 1, unfiltered together, end before row y's filtered bytes.
+      var inPlaceOffset: Int { 2 * width * channels }
+
+      /// Inflates the image data and unfilters its rows into `pixels` (width × height × 3
+      /// bytes; with `inPlace`, an RGB image's, `inPlaceOffset + filteredCount + slack` bytes,
+      /// inflated into there). False when the stream is damaged or does not hold exactly the
+      /// rows the header promises, with nothing after it.
+      func decode(_ data: UnsafeBufferPointer<UInt8>, into pixels: UnsafeMutablePointer<UInt8>, inPlace: Bool) -> Bool {
+        let rowBytes = width * channels
+        let filtered = inPlace ? pixels + inPlaceOffset : .allocate(capacity: filteredCount + DirectPNG.slack)
+        // RGBA rows are unfiltered into these two, then their alpha dropped; the first row's
+        // prior row is zeros.
+        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * (rowBytes + DirectPNG.slack))
+        let zeros = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + DirectPNG.slack)
+        zeros.initialize(repeating: 0, count: rowBytes + DirectPNG.slack)
+        defer {
+          if !inPlace { filtered.deallocate() }
+          rows.deallocate()
+          zeros.deallocate()
+        }
+        guard inflate(data, into: filtered) else { return false }
+        filtered.advanced(by: filteredCount).initialize(repeating: 0, count: DirectPNG.slack)
+        var y = 0
+        while y < height {
+          let row = filtered + y * (1 + rowBytes)
+          let (filter, raw) = (row[0], UnsafePointer(row + 1))
+          guard filter <= 4 else { return false }
+          if inPlace {
+            // Rows y and y + 1 end in the pixels before row y's filtered bytes begin, so nothing
+            // is written over bytes still to be read. Two Paeth rows in a row, the usual case
+            // in photos, are unfiltered together.
+            let out = pixels + y * rowBytes
+            let prior = y == 0 ? UnsafePointer(zeros) : UnsafePointer(out - rowBytes)
+            let next = row + 1 + rowBytes
+            if filter == 4, y + 1 < height, next[0] == 4 {
+              PNGFilters.unfilterPaethPair(
+                raw, UnsafePointer(next + 1), prior: prior, into: out, out + rowBytes, rowBytes: rowBytes, channels: 3)
+              y += 2
+            } else {
+              PNGFilters.unfilter(filter, raw, prior: prior, into: out, rowBytes: rowBytes, channels: 3)
+              y += 1
+            }
+            continue
+          }
+          defer { y += 1 }
+          let current = rows + (y & 1) * (rowBytes + DirectPNG.slack)
+          let prior = y == 0 ? zeros : rows + ((y - 1) & 1) * (rowBytes + DirectPNG.slack)
+          PNGFilters.unfilter(filter, raw, prior: prior, into: current, rowBytes: rowBytes, channels: channels)
+          let out = pixels + y * width * 3
+          for x in 0..<width {
+            (out[3 * x], out[3 * x + 1], out[3 * x + 2]) = (current[4 * x], current[4 * x + 1], current[4 * x + 2])
+          }
+        }
+        return true
+      }
+
+      /// The IDAT chunks' zlib stream inflated into `out`: true when it holds exactly
+      /// `filteredCount` bytes and ends with the last chunk's last byte (its Adler-32 checked).
+      private func inflate(_ data: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard let decompressor = libdeflate_alloc_decompressor() else { return false }
+        defer { libdeflate_free_decompressor(decompressor) }
+        func run(_ stream: UnsafeRawPointer, _ size: Int) -> Bool {
+          var (read, written) = (0, 0)
+          let result = libdeflate_zlib_decompress_ex(decompressor, stream, size, out, filteredCount, &read, &written)
+          return result == LIBDEFLATE_SUCCESS && read == size && written == filteredCount
+        }
+        // libdeflate takes the stream in one piece: several chunks are joined first.
+        if imageData.count == 1 { return run(data.baseAddress! + imageData[0].lowerBound, imageData[0].count) }
+        var joined: [UInt8] = []
+        joined.reserveCapacity(imageData.reduce(0) { $0 + $1.count })
+        for chunk in imageData { joined += data[chunk] }
+        return joined.withUnsafeBytes { run($0.baseAddress!, $0.count) }
+      }
+    }
+  }
+#endif
