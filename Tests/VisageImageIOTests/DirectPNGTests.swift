@@ -59,6 +59,13 @@
         ("bad filter byte", TestPNG.file(header: png.header(), data: png.stream(filters: [0, 0, 5, 0, 0, 0, 0]))),
         ("bytes after the stream", TestPNG.file(header: png.header(), data: stream + [1, 2, 3])),
         ("unknown critical chunk", TestPNG.file(header: png.header(), data: stream, before: [("ABCD", [1])])),
+        ("chunk name not letters", TestPNG.file(header: png.header(), data: stream, before: [("a1b2", [1])])),
+        ("a palette", TestPNG.file(header: png.header(), data: stream, before: [("PLTE", [1, 2, 3])])),
+        (
+          "two palettes",
+          TestPNG.file(header: png.header(), data: stream, before: [("PLTE", [1, 2, 3]), ("PLTE", [4, 5, 6])])
+        ),
+        ("a window under 32 KiB", TestPNG.file(header: png.header(), data: TestPNG.withWindow(stream, log2: 14))),
         (
           "zero width",
           TestPNG.file(header: TestPNG(width: 0, height: 7, channels: 3, samples: []).header(), data: stream)
@@ -173,6 +180,15 @@
     static func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
       let typed = Array(type.utf8) + body
       return bigEndian(UInt32(body.count)) + typed + bigEndian(libdeflate_crc32(0, typed, typed.count))
+    }
+
+    /// A zlib stream whose header declares a window of 2^`log2` bytes (the check bits redone).
+    static func withWindow(_ stream: [UInt8], log2: Int) -> [UInt8] {
+      var bytes = stream
+      bytes[0] = UInt8((log2 - 8) << 4 | 8)
+      let level = Int(bytes[1] & 0xE0)
+      bytes[1] = UInt8(level + (31 - (Int(bytes[0]) * 256 + level) % 31) % 31)
+      return bytes
     }
 
     /// Every chunk's CRC recomputed, so that a change to a chunk's data is not caught by it.

@@ -13,9 +13,12 @@
   /// libpng gives with `visage_png_decode`'s transforms (alpha dropped), bit for bit
   /// (`DirectPNGTests`).
   ///
-  /// Anything else, and any damage (a bad CRC, a broken zlib stream, too little or too much
-  /// image data, bytes after the stream, a missing IEND), returns nil, and libpng decodes the
-  /// file from the start: every error and every other layout is libpng's, as before.
+  /// Anything else (a palette chunk, a zlib window under 32 KiB, a chunk name that is not
+  /// letters) and any damage (a bad CRC, a broken zlib stream, too little or too much image
+  /// data, bytes after the stream, a missing IEND) returns nil, and libpng decodes the file
+  /// from the start: every other layout and nearly every error is libpng's, as before. The one
+  /// difference: libdeflate reads a few deflate codes that zlib calls invalid (length codes 286
+  /// and 287, distance codes 30 and 31), so a stream damaged just so decodes here.
   enum DirectPNG {
     /// The image, or nil when libpng is to decode the file. Throws only the size checks'
     /// errors, as libpng's path would for the same header (`checkedPixelCount`).
@@ -37,7 +40,8 @@
       }
     }
 
-    /// Bytes past a filtered row that a pixel's eight-byte reads may touch.
+    /// Bytes after the filtered image that a row's last pixel's reads may touch (five at most:
+    /// an eight-byte read three bytes before the end).
     static let slack = 8
 
     /// What the chunks say: the header's size and samples per pixel, and where the image data
@@ -60,7 +64,10 @@
           guard data.count - offset >= 12 else { return nil }
           let length = Int(Self.bigEndian(data, offset))
           guard length <= Int(Int32.max), data.count - offset - 12 >= length else { return nil }
-          let type = String(decoding: data[(offset + 4)..<(offset + 8)], as: UTF8.self)
+          // libpng refuses a chunk type that is not four ASCII letters.
+          let name = data[(offset + 4)..<(offset + 8)]
+          guard name.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }) else { return nil }
+          let type = String(decoding: name, as: UTF8.self)
           // An upper-case first letter (bit 5 clear): a chunk a decoder must understand.
           let critical = data[offset + 4] & 0x20 == 0
           let body = (offset + 8)..<(offset + 8 + length)
@@ -81,12 +88,13 @@
           case "IEND":
             guard !imageData.isEmpty else { return nil }
             return
-          case "tRNS", "IHDR":
+          case "tRNS", "IHDR", "PLTE":
+            // Transparency, and a palette (a suggestion in a true-colour file, which libpng
+            // still checks: once only, never empty), are left to libpng.
             return nil
           default:
-            // An unknown critical chunk is an error to libpng; PLTE in a true-colour file is
-            // only a suggestion, and ancillary chunks change nothing here.
-            guard !critical || type == "PLTE" else { return nil }
+            // An unknown critical chunk is an error to libpng; ancillary ones change nothing here.
+            guard !critical else { return nil }
             if !imageData.isEmpty { imageDataEnded = true }
           }
         }
@@ -128,9 +136,12 @@
       func decode(_ data: UnsafeBufferPointer<UInt8>, into pixels: UnsafeMutablePointer<UInt8>, inPlace: Bool) -> Bool {
         let rowBytes = width * channels
         let filtered = inPlace ? pixels + inPlaceOffset : .allocate(capacity: filteredCount + DirectPNG.slack)
-        // RGBA rows are unfiltered into these two, then their alpha dropped; the first row's
-        // prior row is zeros.
-        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * (rowBytes + DirectPNG.slack))
+        // RGBA rows are unfiltered into two rows of their own, then their alpha dropped; the
+        // first row's prior row is zeros. (Zeroed, as are the slack bytes below: reads past a
+        // row's end reach only lanes that are dropped, but then never uninitialized memory.)
+        let rowsCount = inPlace ? 0 : 2 * (rowBytes + DirectPNG.slack)
+        let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: rowsCount)
+        rows.initialize(repeating: 0, count: rowsCount)
         let zeros = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + DirectPNG.slack)
         zeros.initialize(repeating: 0, count: rowBytes + DirectPNG.slack)
         defer {
@@ -177,6 +188,13 @@
       /// The IDAT chunks' zlib stream inflated into `out`: true when it holds exactly
       /// `filteredCount` bytes and ends with the last chunk's last byte (its Adler-32 checked).
       private func inflate(_ data: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        // A stream whose header declares a window under 32 KiB is left to libpng: zlib holds it
+        // to that window, libdeflate does not. (libdeflate also reads a few codes zlib calls
+        // invalid, such as length codes 286 and 287, rather than refusing the stream: a file
+        // damaged just so decodes here where libpng would fail.)
+        guard let start = imageData.first(where: { !$0.isEmpty })?.lowerBound, data[start] >> 4 == 7 else {
+          return false
+        }
         guard let decompressor = libdeflate_alloc_decompressor() else { return false }
         defer { libdeflate_free_decompressor(decompressor) }
         func run(_ stream: UnsafeRawPointer, _ size: Int) -> Bool {
@@ -184,7 +202,9 @@
           let result = libdeflate_zlib_decompress_ex(decompressor, stream, size, out, filteredCount, &read, &written)
           return result == LIBDEFLATE_SUCCESS && read == size && written == filteredCount
         }
-        // libdeflate takes the stream in one piece: several chunks are joined first.
+        // libdeflate takes the stream in one piece. Encoders write IDAT chunks of 8 KiB (libpng)
+        // or 64 KiB (Pillow), so the chunks are usually joined first: one copy of the
+        // compressed data.
         if imageData.count == 1 { return run(data.baseAddress! + imageData[0].lowerBound, imageData[0].count) }
         var joined: [UInt8] = []
         joined.reserveCapacity(imageData.reduce(0) { $0 + $1.count })

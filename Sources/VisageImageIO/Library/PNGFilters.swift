@@ -86,8 +86,8 @@
       var a = Pixel()
       var c = Pixel()
       for k in 0...n {
-        // Row 0 has no pixel n, row 1 none before 0: those lanes compute from other bytes (read
-        // within the rows' slack) and are neither stored nor used.
+        // Row 0 has no pixel n, row 1 none before 0: those lanes compute from other pixels' bytes
+        // (read again, clamped to the row) and are neither stored nor used.
         let low = UInt32(k < n ? load32(prior + k * channels) : 0)
         let b = widen(low, 0) | shiftedUp(a)
         let r = widen(load32(raw0 + min(k, n - 1) * channels), load32(raw1 + max(k - 1, 0) * channels))
