@@ -136,10 +136,11 @@
       func decode(_ data: UnsafeBufferPointer<UInt8>, into pixels: UnsafeMutablePointer<UInt8>, inPlace: Bool) -> Bool {
         let rowBytes = width * channels
         let filtered = inPlace ? pixels + inPlaceOffset : .allocate(capacity: filteredCount + DirectPNG.slack)
-        // RGBA rows are unfiltered into two rows of their own, then their alpha dropped; the
-        // first row's prior row is zeros. (Zeroed, as are the slack bytes below: reads past a
-        // row's end reach only lanes that are dropped, but then never uninitialized memory.)
-        let rowsCount = inPlace ? 0 : 2 * (rowBytes + DirectPNG.slack)
+        // RGBA rows are unfiltered into three rows of their own (a pair's two and the row above),
+        // then their alpha dropped; the first row's prior row is zeros. (Zeroed, as are the
+        // slack bytes below: reads past a row's end reach only lanes that are dropped, but then
+        // never uninitialized memory.)
+        let rowsCount = inPlace ? 0 : 3 * (rowBytes + DirectPNG.slack)
         let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: rowsCount)
         rows.initialize(repeating: 0, count: rowsCount)
         let zeros = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes + DirectPNG.slack)
@@ -151,36 +152,38 @@
         }
         guard inflate(data, into: filtered) else { return false }
         filtered.advanced(by: filteredCount).initialize(repeating: 0, count: DirectPNG.slack)
+        /// Where row y's unfiltered bytes go: the pixels themselves for RGB.
+        func target(_ y: Int) -> UnsafeMutablePointer<UInt8> {
+          inPlace ? pixels + y * rowBytes : rows + (y % 3) * (rowBytes + DirectPNG.slack)
+        }
         var y = 0
         while y < height {
           let row = filtered + y * (1 + rowBytes)
-          let (filter, raw) = (row[0], UnsafePointer(row + 1))
+          let (filter, raw, next) = (row[0], UnsafePointer(row + 1), row + 1 + rowBytes)
           guard filter <= 4 else { return false }
-          if inPlace {
-            // Rows y and y + 1 end in the pixels before row y's filtered bytes begin, so nothing
-            // is written over bytes still to be read. Two Paeth rows in a row, the usual case
-            // in photos, are unfiltered together.
-            let out = pixels + y * rowBytes
-            let prior = y == 0 ? UnsafePointer(zeros) : UnsafePointer(out - rowBytes)
-            let next = row + 1 + rowBytes
-            if filter == 4, y + 1 < height, next[0] == 4 {
-              PNGFilters.unfilterPaethPair(
-                raw, UnsafePointer(next + 1), prior: prior, into: out, out + rowBytes, rowBytes: rowBytes, channels: 3)
-              y += 2
-            } else {
-              PNGFilters.unfilter(filter, raw, prior: prior, into: out, rowBytes: rowBytes, channels: 3)
-              y += 1
+          let prior = y == 0 ? UnsafePointer(zeros) : UnsafePointer(target(y - 1))
+          // Two Paeth rows in a row, the usual case in photos, are unfiltered together. In
+          // place, rows y and y + 1 end in the pixels before row y's filtered bytes begin, so
+          // nothing is written over bytes still to be read.
+          let count: Int
+          if filter == 4, y + 1 < height, next[0] == 4 {
+            PNGFilters.unfilterPaethPair(
+              raw, UnsafePointer(next + 1), prior: prior, into: target(y), target(y + 1), rowBytes: rowBytes,
+              channels: channels)
+            count = 2
+          } else {
+            PNGFilters.unfilter(filter, raw, prior: prior, into: target(y), rowBytes: rowBytes, channels: channels)
+            count = 1
+          }
+          if !inPlace {
+            for r in y..<(y + count) {
+              let (rgba, out) = (target(r), pixels + r * width * 3)
+              for x in 0..<width {
+                (out[3 * x], out[3 * x + 1], out[3 * x + 2]) = (rgba[4 * x], rgba[4 * x + 1], rgba[4 * x + 2])
+              }
             }
-            continue
           }
-          defer { y += 1 }
-          let current = rows + (y & 1) * (rowBytes + DirectPNG.slack)
-          let prior = y == 0 ? zeros : rows + ((y - 1) & 1) * (rowBytes + DirectPNG.slack)
-          PNGFilters.unfilter(filter, raw, prior: prior, into: current, rowBytes: rowBytes, channels: channels)
-          let out = pixels + y * width * 3
-          for x in 0..<width {
-            (out[3 * x], out[3 * x + 1], out[3 * x + 2]) = (current[4 * x], current[4 * x + 1], current[4 * x + 2])
-          }
+          y += count
         }
         return true
       }
