@@ -100,19 +100,16 @@ public enum ExifOrientation {
 
   /// The data of a PNG's first `eXIf` chunk, if its CRC is right.
   static func pngExif(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
-    var i = ImageFormat.pngSignature.count
-    while bytes.count - i >= 12 {
-      let length = bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
-      guard length <= bytes.count - i - 12 else { return nil }
-      let type = bytes[(i + 4)..<(i + 8)]
-      if type.elementsEqual("IEND".utf8) { return nil }
-      if type.elementsEqual("eXIf".utf8) {
-        let stored = bytes[(i + 8 + length)..<(i + 12 + length)].reduce(0) { $0 << 8 | UInt32($1) }
-        return crc32(bytes[(i + 4)..<(i + 8 + length)]) == stored ? bytes[(i + 8)..<(i + 8 + length)] : nil
+    let found: PNGChunks.Chunk? = bytes.withUnsafeBufferPointer { file in
+      for chunk in PNGChunks(file) {
+        let type = file[chunk.typeStart..<(chunk.typeStart + 4)]
+        if type.elementsEqual("IEND".utf8) { return nil }
+        if type.elementsEqual("eXIf".utf8) { return chunk }
       }
-      i += 12 + length
+      return nil
     }
-    return nil
+    guard let found, crc32(bytes[found.checked]) == found.storedCRC else { return nil }
+    return bytes[found.data]
   }
 
   /// What a JPEG APP1 segment holding Exif starts with.

@@ -55,36 +55,28 @@
       var imageData: [Range<Int>] = []
 
       init?(_ data: UnsafeBufferPointer<UInt8>) {
-        let signature: [UInt8] = [137, 80, 78, 71, 13, 10, 26, 10]
-        guard data.count >= 8, signature.indices.allSatisfy({ data[$0] == signature[$0] }) else { return nil }
-        var offset = 8
+        guard data.starts(with: ImageFormat.pngSignature) else { return nil }
         var sawHeader = false
         var imageDataEnded = false
-        while true {
-          guard data.count - offset >= 12 else { return nil }
-          let length = Int(Self.bigEndian(data, offset))
-          guard length <= Int(Int32.max), data.count - offset - 12 >= length else { return nil }
+        for chunk in PNGChunks(data) {
           // libpng refuses a chunk type that is not four ASCII letters.
-          let name = data[(offset + 4)..<(offset + 8)]
+          let name = data[chunk.typeStart..<(chunk.typeStart + 4)]
           guard name.allSatisfy({ (65...90).contains($0) || (97...122).contains($0) }) else { return nil }
           let type = String(decoding: name, as: UTF8.self)
           // An upper-case first letter (bit 5 clear): a chunk a decoder must understand.
-          let critical = data[offset + 4] & 0x20 == 0
-          let body = (offset + 8)..<(offset + 8 + length)
-          let stored = Self.bigEndian(data, body.upperBound)
-          let computed = libdeflate_crc32(0, data.baseAddress! + offset + 4, length + 4)
-          guard computed == stored else { return nil }
-          offset = body.upperBound + 4
+          let critical = name.first! & 0x20 == 0
+          let computed = libdeflate_crc32(0, data.baseAddress! + chunk.typeStart, chunk.checked.count)
+          guard computed == chunk.storedCRC else { return nil }
           if !sawHeader {
-            guard type == "IHDR", length == 13 else { return nil }
-            guard readHeader(data, at: body.lowerBound) else { return nil }
+            guard type == "IHDR", chunk.data.count == 13 else { return nil }
+            guard readHeader(data, at: chunk.data.lowerBound) else { return nil }
             sawHeader = true
             continue
           }
           switch type {
           case "IDAT":
             guard !imageDataEnded else { return nil }
-            imageData.append(body)
+            imageData.append(chunk.data)
           case "IEND":
             guard !imageData.isEmpty else { return nil }
             return
@@ -98,12 +90,13 @@
             if !imageData.isEmpty { imageDataEnded = true }
           }
         }
+        return nil  // the file ends before IEND
       }
 
       /// Reads IHDR's fields; false for any layout but 8-bit RGB or RGBA, not interlaced,
       /// with sides libpng accepts and this path's limits then check.
       private mutating func readHeader(_ data: UnsafeBufferPointer<UInt8>, at start: Int) -> Bool {
-        let (w, h) = (Self.bigEndian(data, start), Self.bigEndian(data, start + 4))
+        let (w, h) = (PNGChunks.bigEndian(data, start), PNGChunks.bigEndian(data, start + 4))
         let (depth, color) = (data[start + 8], data[start + 9])
         let (compression, filter, interlace) = (data[start + 10], data[start + 11], data[start + 12])
         guard w > 0, h > 0, w <= UInt32(Int32.max), h <= UInt32(Int32.max), depth == 8,
@@ -116,10 +109,6 @@
         }
         (width, height) = (Int(w), Int(h))
         return true
-      }
-
-      static func bigEndian(_ data: UnsafeBufferPointer<UInt8>, _ at: Int) -> UInt32 {
-        UInt32(data[at]) << 24 | UInt32(data[at + 1]) << 16 | UInt32(data[at + 2]) << 8 | UInt32(data[at + 3])
       }
 
       /// The filtered image's size: each row with its filter byte.
