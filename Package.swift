@@ -32,6 +32,7 @@ let package = Package(
     .library(name: "Visage", targets: ["Visage"]),
     .library(name: "VisageImageIO", targets: ["VisageImageIO"]),
     .library(name: "VisageMLKit", targets: ["VisageMLKit"]),
+    .library(name: "VisageService", targets: ["VisageService"]),
     .executable(name: "visage", targets: ["visage"]),
   ],
   dependencies: [
@@ -97,12 +98,16 @@ let package = Package(
       name: "VisageMLKit", dependencies: ["Visage", "VisageImageIO"],
       resources: [.copy("Models/face_landmarker.task"), .copy("Models/face_detection_full_range.tflite")]),
 
+    // What the command line and visage-server (Server/) share: results encoded as one JSON
+    // (key order kept), the work pool of task copies, the bundled models' folder.
+    .target(name: "VisageService", dependencies: ["Visage", "VisageImageIO"]),
+
     // MARK: Executables
 
     .executableTarget(
       name: "visage",
       dependencies: [
-        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "CAllocator",
+        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageService", "CAllocator",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -136,13 +141,15 @@ let package = Package(
       dependencies: [
         "VisageImageIO", "Visage", "VisageTestSupport", .target(name: "CPNG", condition: .when(platforms: nonApple)),
       ]),
+    .testTarget(name: "VisageServiceTests", dependencies: ["VisageService", "Visage", "VisageTestSupport"]),
     .testTarget(
       name: "VisageRuntimeTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
     // Runs the built `visage` executable the way scripts do: arguments, stdin, stdout,
     // stderr and exit status. Depending on the executable target makes `swift test` build it.
     .testTarget(
-      name: "VisageCLITests", dependencies: ["visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTestSupport"]),
+      name: "VisageCLITests",
+      dependencies: ["visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageService", "VisageTestSupport"]),
   ]
 )
 

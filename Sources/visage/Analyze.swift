@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Visage
 import VisageImageIO
+import VisageService
 
 struct Analyze: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -105,11 +106,10 @@ struct Analyze: ParsableCommand {
       canvas.draw(faces)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    let fields =
-      frameFields(frame, image, timestampMs: runningMode == .video ? try frames.timestamp(frame.index) : nil)
-      + [("faces", .array(faces.map(JSON.face)))]
     reporter.emit(
-      .object(fields),
+      try resultLine(
+        FacesResult(faces: faces), frame: frame, image: image,
+        timestampMs: runningMode == .video ? try frames.timestamp(frame.index) : nil),
       text: "\(frame.label): \(faceCount(faces.count))"
         + faces.enumerated().map { i, face in Self.summary(face, number: i + 1) }.joined())
   }
@@ -136,32 +136,3 @@ enum AnalyzeRunningMode: String, ExpressibleByArgument, CaseIterable {
 }
 
 extension FaceAnalyzerOptions.PerformanceMode: ExpressibleByArgument {}
-
-extension JSON {
-  /// A face as the contract writes it: pixel frame, angles, then what the flags asked for.
-  static func face(_ face: Face) -> JSON {
-    func point(_ p: CGPoint) -> JSON { .object([("x", .double(Double(p.x))), ("y", .double(Double(p.y)))]) }
-    let f = face.frame
-    var fields: [(String, JSON)] = [
-      (
-        "frame",
-        .object([
-          ("x", .double(f.minX)), ("y", .double(f.minY)), ("width", .double(f.width)), ("height", .double(f.height)),
-        ])
-      ),
-      ("headEulerAngleX", .float(face.headEulerAngleX)), ("headEulerAngleY", .float(face.headEulerAngleY)),
-      ("headEulerAngleZ", .float(face.headEulerAngleZ)),
-    ]
-    if !face.landmarks.isEmpty {
-      fields.append(("landmarks", .object(face.landmarks.map { ($0.type.rawValue, point($0.position)) })))
-    }
-    if !face.contours.isEmpty {
-      fields.append(("contours", .object(face.contours.map { ($0.type.rawValue, .array($0.points.map(point))) })))
-    }
-    if let smiling = face.smilingProbability { fields.append(("smilingProbability", .float(smiling))) }
-    if let left = face.leftEyeOpenProbability { fields.append(("leftEyeOpenProbability", .float(left))) }
-    if let right = face.rightEyeOpenProbability { fields.append(("rightEyeOpenProbability", .float(right))) }
-    if let id = face.trackingID { fields.append(("trackingID", .int(id))) }
-    return .object(fields)
-  }
-}

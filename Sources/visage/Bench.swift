@@ -4,6 +4,7 @@ import Visage
 import VisageImageIO
 import VisageKernels
 import VisageRuntime
+import VisageService
 import VisageTFLite
 
 struct Bench: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Visage
 import VisageImageIO
+import VisageService
 
 struct Detect: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -95,7 +96,7 @@ struct Detect: ParsableCommand {
     let progressLine = (range == .all || anyRotation) && copies <= 1 ? SearchProgressLine.forTerminal() : nil
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead, sideBySide: copies,
-      resultsKey: "detections", taskName: "detector"
+      taskName: "detector"
     ) {
       handler, threads in
       try makeTask { () throws -> FaceDetector in
@@ -115,6 +116,10 @@ struct Detect: ParsableCommand {
       if profileSearch, runningMode != .liveStream, let profile = detector?.lastSearchProfile {
         FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.source))\n".utf8))
       }
+    } droppedLine: { frame, image, t in
+      try resultLine(
+        FaceDetectorResult(detections: [], timestampInMilliseconds: t), frame: frame, image: image, timestampMs: t,
+        dropped: true)
     }
     try reporter.finish()
   }
@@ -127,9 +132,9 @@ struct Detect: ParsableCommand {
       canvas.draw(result)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    let fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
     reporter.emit(
-      .object(fields + [("detections", .array(result.detections.map { JSON.detection($0, image: image) }))]),
+      try resultLine(
+        result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds),
       text: "\(frame.label): \(faceCount(result.detections.count))"
         + result.detections.enumerated().map { i, d in
           let b = d.boundingBox
@@ -144,19 +149,6 @@ struct Detect: ParsableCommand {
 
 /// "1 face", "3 faces": how every text summary starts.
 func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")" }
-
-/// The fields every result line starts with: source, the upright picture's width and height,
-/// the orientation applied and the file's Exif orientation, and, in video and live-stream
-/// mode, the timestamp.
-func frameFields(_ frame: Frame, _ image: MPImage, timestampMs: Int?) -> [(String, JSON)] {
-  var fields: [(String, JSON)] = [
-    ("source", .string(frame.source)), ("width", .int(image.width)), ("height", .int(image.height)),
-    ("orientation", .string(frame.orientation.rawValue)),
-    ("exifOrientation", frame.exifOrientation.map { .int($0.exifValue) } ?? .null),
-  ]
-  if let timestampMs { fields.append(("timestampMs", .int(timestampMs))) }
-  return fields
-}
 
 /// `--range`: which bundled detector, or all of them.
 enum DetectorRange: String, ExpressibleByArgument, CaseIterable {
@@ -185,48 +177,6 @@ enum CLIRunningMode: String, ExpressibleByArgument, CaseIterable {
     case .video: .video
     case .liveStream: .liveStream
     }
-  }
-}
-
-extension JSON {
-  /// A detection as the contract writes it: integer pixel box, categories, keypoints, the
-  /// in-plane rotation in degrees (clockwise, from the eye line), and the face presence when
-  /// the detector checked it.
-  static func detection(_ d: Detection, image: MPImage) -> JSON {
-    let b = d.boundingBox
-    let rotation = d.inPlaneRotation(imageWidth: image.width, imageHeight: image.height).map { JSON.float(Float($0)) }
-    var fields: [(String, JSON)] = [
-      (
-        "boundingBox",
-        .object([
-          ("originX", .int(Int(b.minX))), ("originY", .int(Int(b.minY))), ("width", .int(Int(b.width))),
-          ("height", .int(Int(b.height))),
-        ])
-      ),
-      (
-        "categories",
-        .array(
-          d.categories.map { c in
-            .object([
-              ("index", .int(c.index)), ("score", .float(c.score)),
-              ("categoryName", c.categoryName.map(JSON.string) ?? .null),
-            ])
-          })
-      ),
-      (
-        "keypoints",
-        .array(
-          (d.keypoints ?? []).map { k in
-            .object([
-              ("x", .float(Float(k.location.x))), ("y", .float(Float(k.location.y))),
-              ("label", k.label.map(JSON.string) ?? .null),
-            ])
-          })
-      ),
-      ("rotation", rotation ?? .null),
-    ]
-    if let presence = d.facePresence { fields.append(("facePresence", .float(presence))) }
-    return .object(fields)
   }
 }
 

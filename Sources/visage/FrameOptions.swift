@@ -46,7 +46,7 @@ struct FrameOptions: ParsableArguments {
   /// (video mode, and image mode without `sideBySide`): as many as `--threads`, when above 1.
   var decodeAhead: Int { threads > 1 ? threads : 0 }
 
-  /// How many one-thread copies of the task take the `frames` in turn (`processSideBySide`):
+  /// How many one-thread copies of the task take the `frames` in turn (`processBatch`):
   /// `--threads`, no more than there are inputs when that is known, in image mode unless the
   /// task searches at every scale (`allScales`), whose search shares each photo's tiles and
   /// looks over the threads instead; 0 (one task with every thread) below two copies.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Visage
 import VisageImageIO
+import VisageService
 
 /// One input of a batch or one frame of a stream: its position, the name it is reported
 /// under, and the decoded image or the reason there is none.
@@ -145,7 +146,7 @@ final class InputFrames {
 
   /// The next input, to decode: what must be read in order (the next path, record line or
   /// stream frame) is read now; the decoding, which needs nothing of this object, is what the
-  /// closure does, so it may run on another thread (`DecodeAhead`).
+  /// closure does, so it may run on another thread (`processEach`, `processBatch`).
   func nextJob() -> (@Sendable () -> Frame)? {
     let index = nextIndex
     let orientation = imposedOrientation
@@ -250,7 +251,7 @@ final class Reporter {
     FileHandle.standardError.write(Data("visage: \(source): \(message)\n".utf8))
     print(
       format == .json
-        ? JSON.object([("source", .string(source)), ("error", .string(message))]).description
+        ? ((try? OrderedJSONEncoder().encode(FailureReport(source: source, error: message))) ?? .null).description
         : "\(source): error: \(message)")
     StandardOutput.flush()
     step()

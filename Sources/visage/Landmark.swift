@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Visage
+import VisageService
 
 struct Landmark: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -101,7 +102,6 @@ struct Landmark: ParsableCommand {
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
       sideBySide: io.sideBySide(runningMode, allScales: detectorRange == .all, frames: frames),
-      resultsKey: "faceLandmarks",
       taskName: "landmarker"
     ) {
       handler, threads in
@@ -113,6 +113,12 @@ struct Landmark: ParsableCommand {
       }
     } report: { result, frame, image in
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
+    } droppedLine: { frame, image, t in
+      try resultLine(
+        FaceLandmarkerResult(
+          faceLandmarks: [], faceBlendshapes: [], facialTransformationMatrixes: [], timestampInMilliseconds: t),
+        frame: frame, image: image, timestampMs: t, dropped: true, blendshapes: blendshapes,
+        matrices: transformationMatrices)
     }
     try reporter.finish()
   }
@@ -125,20 +131,10 @@ struct Landmark: ParsableCommand {
       canvas.draw(result)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
-    var fields = frameFields(frame, image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds)
-    fields.append(("faceLandmarks", .array(result.faceLandmarks.map { .array($0.map(JSON.landmark)) })))
-    if blendshapes { fields.append(("faceBlendshapes", .array(result.faceBlendshapes.map(JSON.blendshapes)))) }
-    if transformationMatrices {
-      fields.append(
-        (
-          "facialTransformationMatrixes",
-          .array(
-            result.facialTransformationMatrixes.map { m in
-              .array(m.rows.map { .array($0.map(JSON.float)) })
-            })
-        ))
-    }
-    reporter.emit(.object(fields), text: "\(frame.label): " + summary(result))
+    let line = try resultLine(
+      result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds,
+      blendshapes: blendshapes, matrices: transformationMatrices)
+    reporter.emit(line, text: "\(frame.label): " + summary(result))
   }
 
   /// "1 face" and, per face, its landmarks' normalized bounding box and its strongest blendshapes.
@@ -166,22 +162,4 @@ enum SmoothingChoice: String, ExpressibleByArgument, CaseIterable {
   case mediapipe
 
   var value: LandmarkSmoothing { self == .everyFace ? .everyFace : .mediaPipe }
-}
-
-extension JSON {
-  /// A landmark as normalized x, y and relative depth z.
-  static func landmark(_ l: NormalizedLandmark) -> JSON {
-    .object([("x", .float(l.x)), ("y", .float(l.y)), ("z", .float(l.z))])
-  }
-
-  /// One face's blendshape categories: index, name, score.
-  static func blendshapes(_ c: Classifications) -> JSON {
-    .array(
-      c.categories.map {
-        .object([
-          ("index", .int($0.index)), ("categoryName", $0.categoryName.map(JSON.string) ?? .null),
-          ("score", .float($0.score)),
-        ])
-      })
-  }
 }

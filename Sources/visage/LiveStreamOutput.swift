@@ -23,20 +23,23 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   private let report: (Frame, MPImage, Result) throws -> Void
   private let dropped: (Frame, MPImage, Int) -> Void
 
-  /// `report` writes one processed frame; a dropped frame gets a line with
-  /// `"dropped": true` and an empty `resultsKey` array. Both are written with the output
-  /// lock held, one at a time. `taskName` names the task in text output.
+  /// `report` writes one processed frame; a dropped frame gets `droppedLine`'s line (with
+  /// `"dropped": true` and an empty result). Both are written with the output lock held, one
+  /// at a time. `taskName` names the task in text output.
   init(
-    frames: InputFrames, reporter: Reporter, resultsKey: String, taskName: String,
+    frames: InputFrames, reporter: Reporter, taskName: String,
+    droppedLine: @escaping (Frame, MPImage, Int) throws -> JSON,
     report: @escaping (Frame, MPImage, Result) throws -> Void
   ) {
     self.reporter = reporter
     self.report = report
     dropped = { frame, image, timestampMs in
-      reporter.emit(
-        .object(
-          frameFields(frame, image, timestampMs: timestampMs) + [("dropped", .bool(true)), (resultsKey, .array([]))]),
-        text: "\(frame.source): dropped (the \(taskName) was busy)")
+      do {
+        reporter.emit(
+          try droppedLine(frame, image, timestampMs), text: "\(frame.source): dropped (the \(taskName) was busy)")
+      } catch {
+        reporter.fail(source: frame.source, error: error)
+      }
     }
   }
 

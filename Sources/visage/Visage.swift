@@ -2,6 +2,7 @@ import ArgumentParser
 import CAllocator
 import Foundation
 import VisageKernels
+import VisageService
 
 @main
 struct Visage: ParsableCommand {
@@ -22,7 +23,7 @@ struct Visage: ParsableCommand {
       var command = try parseAsRoot()
       try command.run()
       StandardOutput.flush()
-    } catch let error as SetupError {
+    } catch  where error is SetupError || error is BundledWeightsError {
       StandardOutput.flush()
       FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
       Foundation.exit(1)

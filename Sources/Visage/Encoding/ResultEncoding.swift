@@ -1,0 +1,46 @@
+import Foundation
+
+/// What an encoder needs to know, beyond a result itself, to write it as the `visage` command
+/// line's JSON lines write it (docs/cli.md): the picture's size, which a detection's
+/// `rotation` is measured in, and which optional outputs the task was asked for, so that an
+/// output asked for is written even when no face has it.
+///
+/// Set it in the encoder's `userInfo` under `CodingUserInfoKey.visageResultEncoding`. Without
+/// it every output is written and a detection has no `rotation`.
+///
+/// ```swift
+/// let encoder = JSONEncoder()
+/// encoder.userInfo[.visageResultEncoding] = ResultEncodingOptions(imageWidth: 640, imageHeight: 480)
+/// let data = try encoder.encode(result)
+/// ```
+public struct ResultEncodingOptions: Sendable, Equatable {
+  /// The width of the picture the task saw, in pixels; nil when unknown.
+  public var imageWidth: Int?
+  /// The height of the picture the task saw, in pixels; nil when unknown.
+  public var imageHeight: Int?
+  /// Whether a landmarker result writes `faceBlendshapes`.
+  public var includesFaceBlendshapes: Bool
+  /// Whether a landmarker result writes `facialTransformationMatrixes`.
+  public var includesFacialTransformationMatrixes: Bool
+
+  /// Creates encoding options; by default every output is written.
+  public init(
+    imageWidth: Int? = nil, imageHeight: Int? = nil, includesFaceBlendshapes: Bool = true,
+    includesFacialTransformationMatrixes: Bool = true
+  ) {
+    self.imageWidth = imageWidth
+    self.imageHeight = imageHeight
+    self.includesFaceBlendshapes = includesFaceBlendshapes
+    self.includesFacialTransformationMatrixes = includesFacialTransformationMatrixes
+  }
+
+  /// The options an encoder carries, or the defaults.
+  static func of(_ encoder: any Encoder) -> ResultEncodingOptions {
+    encoder.userInfo[.visageResultEncoding] as? ResultEncodingOptions ?? ResultEncodingOptions()
+  }
+}
+
+extension CodingUserInfoKey {
+  /// Where an encoder's `userInfo` holds its `ResultEncodingOptions`.
+  public static let visageResultEncoding = CodingUserInfoKey(rawValue: "visage.resultEncoding")!
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import Visage
+import VisageImageIO
+import VisageService
+import VisageTestSupport
+
+/// The command line's lines come from the library results' one encoding (`ImageReport` over
+/// the types' `Encodable` conformances), which visage-server's responses use too: a line is
+/// byte for byte what that encoding gives for the same task's result in this process.
+@Suite(.timeLimit(.minutes(2))) struct OneEncodingTests {
+  static let path = "Tests/Fixtures/images/astronaut.png"
+
+  static func expected(_ result: some Encodable, blendshapes: Bool = true, matrices: Bool = true) throws -> String {
+    let decoded = try DecodedImage(contentsOfFile: Fixtures.repositoryRoot + "/" + path)
+    let report = ImageReport(
+      source: path, width: decoded.image.width, height: decoded.image.height, orientation: decoded.storedOrientation,
+      exifOrientation: decoded.exifOrientation, result: result)
+    return try report.json(
+      report.encodingOptions(includesFaceBlendshapes: blendshapes, includesFacialTransformationMatrixes: matrices)
+    ).description
+  }
+
+  static func line(_ arguments: [String]) throws -> String {
+    let run = try CLI.run(arguments + [path, "--output", "json"])
+    #expect(run.status == 0, "\(run.stderr)")
+    return run.stdout.trimmingCharacters(in: .newlines)
+  }
+
+  static let image = { try! MPImage(contentsOfFile: Fixtures.repositoryRoot + "/" + path) }()
+
+  @Test func detectLines() throws {
+    let detector = try FaceDetector(
+      options: FaceDetectorOptions(
+        baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task")))
+    #expect(try Self.line(["detect"]) == Self.expected(detector.detect(image: Self.image)))
+  }
+
+  @Test(arguments: [(false, false), (true, false), (true, true)])
+  func landmarkLines(blendshapes: Bool, matrices: Bool) throws {
+    let options = FaceLandmarkerOptions(
+      baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task"))
+    options.outputFaceBlendshapes = blendshapes
+    options.outputFacialTransformationMatrixes = matrices
+    let result = try FaceLandmarker(options: options).detect(image: Self.image)
+    let flags = (blendshapes ? ["--blendshapes"] : []) + (matrices ? ["--transformation-matrices"] : [])
+    #expect(
+      try Self.line(["landmark"] + flags) == Self.expected(result, blendshapes: blendshapes, matrices: matrices))
+  }
+
+  @Test func analyzeLines() throws {
+    let options = FaceAnalyzerOptions(
+      baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task"),
+      landmarkMode: .all, contourMode: .all, classificationMode: .all)
+    let faces = try FaceAnalyzer(options: options).analyze(image: Self.image)
+    #expect(
+      try Self.line(["analyze", "--landmarks", "--contours", "--classification"])
+        == Self.expected(FacesResult(faces: faces)))
+  }
+}
