@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 // libFuzzer harnesses for Visage's parsers, kept out of the main package so that its normal
 // builds never see the fuzzer flags. Build and run them with `Tools/fuzz.sh`, which passes
 // `-sanitize=fuzzer,address` and `--enable-testable-imports` (the geometry harness reads an
@@ -14,11 +14,13 @@ let visage = Target.Dependency.product(name: "Visage", package: "Visage")
 let tflite = Target.Dependency.product(name: "VisageTFLite", package: "Visage")
 let runtime = Target.Dependency.product(name: "VisageRuntime", package: "Visage")
 let imageIO = Target.Dependency.product(name: "VisageImageIO", package: "Visage")
+// visage-server's request decoding (Server/), which needs neither NIO nor Hummingbird.
+let requests = Target.Dependency.product(name: "VisageRequests", package: "VisageServer")
 
 let package = Package(
   name: "VisageFuzz",
   platforms: [.macOS(.v13)],
-  dependencies: [.package(name: "Visage", path: "..")],
+  dependencies: [.package(name: "Visage", path: ".."), .package(name: "VisageServer", path: "../Server")],
   targets: [
     .target(name: "FuzzDriver"),
     harness("FuzzTaskBundle", [tflite]),
@@ -28,5 +30,6 @@ let package = Package(
     harness("FuzzY4M", [imageIO, visage]),
     harness("FuzzNPY", [runtime]),
     harness("FuzzRecords", [imageIO, visage]),
+    harness("FuzzRequests", [requests, imageIO]),
   ]
 )

@@ -6,7 +6,7 @@
 #   Tools/fuzz.sh list               the target names
 #   Tools/fuzz.sh build              only build the harnesses (FUZZ_JOBS=N: N compile jobs)
 #
-# Targets: task-bundle, model, geometry, image, y4m, npy, records.
+# Targets: task-bundle, model, geometry, image, y4m, npy, records, requests.
 # Builds the harnesses first (release, -sanitize=fuzzer,address) unless FUZZ_SKIP_BUILD=1.
 # Work goes under .build-fuzz/: seeds/<target> (made from the fixtures by Tools/fuzz_seeds.py),
 # corpus/<target> (kept between runs, so coverage accumulates), artifacts/<target> (crashing
@@ -18,11 +18,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(task-bundle model geometry image y4m npy records)
+targets=(task-bundle model geometry image y4m npy records requests)
 harness() {
   case "$1" in
     task-bundle) echo FuzzTaskBundle ;; model) echo FuzzModel ;; geometry) echo FuzzGeometry ;;
     image) echo FuzzImage ;; y4m) echo FuzzY4M ;; npy) echo FuzzNPY ;; records) echo FuzzRecords ;;
+    requests) echo FuzzRequests ;;
     *) return 1 ;;
   esac
 }

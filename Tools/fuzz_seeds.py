@@ -113,9 +113,23 @@ def records():
     yield "not_base64.jsonl", b'{"source": "x", "data": "@@@"}'
 
 
+def requests():
+    """visage-server request bodies: 'CONTENT-TYPE\nQUERY\nBODY' (Fuzz/Sources/FuzzRequests)."""
+    fixtures = small_codec_fixtures(limit=4096)
+    name, data = fixtures[0]
+    encoded = base64.b64encode(data)
+    yield "raw.req", b"image/png\nnum-faces=2&blendshapes=true\n" + data
+    yield "json.req", b"application/json\nrange=all\n" + b'{"image": {"content": "' + encoded + b'"}}'
+    yield "json_source.req", b'application/json\n\n{"image": {"source": {"imageUri": "x"}}}'
+    form = (b'--b\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi\r\n'
+            b'--b\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n' + data + b"\r\n--b--\r\n")
+    yield "multipart.req", b'multipart/form-data; boundary="b"\nany-rotation\n' + form
+    yield "octet.req", b"\nmin-detection-confidence=0.3&ignore-exif=false\n" + fixtures[-1][1]
+
+
 TARGETS = {
     "task-bundle": task_bundle, "model": model, "geometry": geometry, "image": image,
-    "y4m": y4m, "npy": npy, "records": records,
+    "y4m": y4m, "npy": npy, "records": records, "requests": requests,
 }
 
 if __name__ == "__main__":

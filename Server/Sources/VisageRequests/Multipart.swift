@@ -1,0 +1,61 @@
+/// multipart/form-data (RFC 7578) read far enough to find one field: the parts between
+/// `--boundary` lines, each with its headers, a blank line and its bytes.
+enum Multipart {
+  /// The part named `image`: its bytes and file name.
+  static func imageField(in body: [UInt8], boundary: String) throws(RequestError) -> ImageBody {
+    let delimiter = Array("--\(boundary)".utf8)
+    guard var start = find(delimiter, in: body, from: 0) else {
+      throw .badRequest("the multipart body has no part: its boundary \"\(boundary)\" never appears")
+    }
+    var names: [String] = []
+    while true {
+      var cursor = start + delimiter.count
+      // "--" after a delimiter closes the body.
+      if body.count >= cursor + 2 && body[cursor] == 0x2D && body[cursor + 1] == 0x2D { break }
+      guard let headerEnd = find([13, 10, 13, 10], in: body, from: cursor) else {
+        throw .badRequest("a multipart part has no blank line after its headers")
+      }
+      // Skip the CRLF that ends the delimiter line.
+      if body.count >= cursor + 2 && body[cursor] == 13 && body[cursor + 1] == 10 { cursor += 2 }
+      let headers = String(decoding: body[cursor..<headerEnd], as: UTF8.self)
+      let contentStart = headerEnd + 4
+      guard let next = find([13, 10] + delimiter, in: body, from: contentStart) else {
+        throw .badRequest("a multipart part is not closed by the boundary (a truncated upload?)")
+      }
+      let disposition = Self.disposition(headers)
+      if disposition.name == "image" {
+        return ImageBody(bytes: Array(body[contentStart..<next]), fileName: disposition.fileName)
+      }
+      names.append(disposition.name.map { "\"\($0)\"" } ?? "(unnamed)")
+      start = next + 2
+    }
+    throw .badRequest(
+      "the multipart body has no field named image"
+        + (names.isEmpty ? "" : " (its fields: \(names.joined(separator: ", ")))"))
+  }
+
+  /// The `name` and `filename` of a part's Content-Disposition header.
+  static func disposition(_ headers: String) -> (name: String?, fileName: String?) {
+    for line in headers.split(separator: "\r\n") {
+      guard let colon = line.firstIndex(of: ":"),
+        line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "content-disposition"
+      else { continue }
+      let type = MediaType(
+        "x/x;" + line[line.index(after: colon)...].split(separator: ";").dropFirst().joined(separator: ";"))
+      return (type.parameters["name"], type.parameters["filename"])
+    }
+    return (nil, nil)
+  }
+
+  /// The first index of `needle` in `haystack` at or after `from`.
+  static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    guard let first = needle.first, haystack.count >= needle.count else { return nil }
+    var i = from
+    let last = haystack.count - needle.count
+    while i <= last {
+      if haystack[i] == first && haystack[i..<i + needle.count].elementsEqual(needle) { return i }
+      i += 1
+    }
+    return nil
+  }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VisageRequests
+import VisageService
+
+/// Every failure's response: `{"error": {"code": <HTTP status>, "status": "<google.rpc.Code
+/// name>", "message": "…"}}`, with extra headers where the status needs them (Retry-After).
+struct APIError: HTTPResponseError {
+  let status: HTTPResponse.Status
+  let message: String
+  var headers: HTTPFields = [:]
+
+  init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
+    self.status = status
+    self.message = message
+    self.headers = headers
+  }
+
+  init(_ error: RequestError) {
+    self.init(HTTPResponse.Status(code: error.code), error.message)
+  }
+
+  /// The envelope as JSON.
+  var json: JSONValue { Self.envelope(code: status.code, message: message) }
+
+  static func envelope(code: Int, message: String) -> JSONValue {
+    .object([
+      (
+        "error",
+        .object([
+          ("code", .int(code)), ("status", .string(RequestError.statusName(code))), ("message", .string(message)),
+        ])
+      )
+    ])
+  }
+
+  func response(from request: Request, context: some RequestContext) throws -> Response {
+    var headers = self.headers
+    headers[.contentType] = "application/json; charset=utf-8"
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json.description)))
+  }
+}
+
+extension Response {
+  /// A 200 with a JSON body.
+  static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+    Response(
+      status: status, headers: [.contentType: "application/json; charset=utf-8"],
+      body: .init(byteBuffer: ByteBuffer(string: value.description)))
+  }
+}

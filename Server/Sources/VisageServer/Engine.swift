@@ -1,0 +1,103 @@
+import Foundation
+import Visage
+import VisageImageIO
+import VisageRequests
+import VisageService
+
+/// The server's work: `threads` one-thread task copies behind a bounded queue (VisageService's
+/// `WorkPool`, which `visage --threads N` runs its batches on), the admission that bounds
+/// memory, readiness, and the live streams' count.
+public final class Engine: @unchecked Sendable {
+  public let configuration: ServerConfiguration
+  public let models: ServerModels
+  let metrics: ServerMetrics
+  private let pool: WorkPool<TaskCache>
+  /// The bundled sample photo, which `/readyz` runs a detection on.
+  private let sample: [UInt8]
+  private let lock = NSLock()
+  // Under `lock`: requests admitted and not yet answered, live streams open, and whether the
+  // server is draining.
+  private var admitted = 0
+  private var liveStreams = 0
+  private var draining = false
+
+  /// Loads every copy's default tasks and runs each once on the sample photo, so that the
+  /// first request is as fast as the hundredth; the port opens after this.
+  public init(configuration: ServerConfiguration, models: ServerModels, metrics: ServerMetrics = ServerMetrics()) throws
+  {
+    self.configuration = configuration
+    self.models = models
+    self.metrics = metrics
+    let sample = try [UInt8](Data(contentsOf: URL(fileURLWithPath: models.sampleImage)))
+    self.sample = sample
+    let caches = try (0..<max(1, configuration.threads)).map { _ in
+      let cache = TaskCache(models: models, capacity: configuration.tasksPerCopy)
+      for kind in FaceTaskKind.allCases {
+        _ = try cache.respond(
+          to: TaskRequest(kind: kind, query: []), body: ImageBody(bytes: sample), limits: configuration.imageLimits)
+      }
+      return cache
+    }
+    pool = WorkPool(workers: caches, queueDepth: configuration.queueDepth, name: "visage-server.copy")
+  }
+
+  /// The most requests between admission and answer: the copies' and the queue's.
+  var capacity: Int { pool.workerCount + pool.queueDepth }
+
+  /// Admits a request unless `capacity` are in already or the server is draining; a refused
+  /// one is answered 503 before its body is read, so at most `capacity` bodies are held.
+  func admit() -> Bool {
+    lock.withLock {
+      guard !draining, admitted < capacity else { return false }
+      admitted += 1
+      return true
+    }
+  }
+
+  func release() { lock.withLock { admitted -= 1 } }
+
+  /// Requests admitted and not answered yet.
+  var inFlight: Int { lock.withLock { admitted } }
+  /// Requests waiting for a copy.
+  var queued: Int { pool.waiting }
+
+  /// Opens a live stream unless `maxLiveStreams` are open or the server is draining.
+  func openLiveStream() -> Bool {
+    lock.withLock {
+      guard !draining, liveStreams < configuration.maxLiveStreams else { return false }
+      liveStreams += 1
+      return true
+    }
+  }
+
+  func closeLiveStream() { lock.withLock { liveStreams -= 1 } }
+
+  /// Live streams open now.
+  var liveStreamsOpen: Int { lock.withLock { liveStreams } }
+
+  /// Whether `/readyz` may say yes.
+  var isDraining: Bool { lock.withLock { draining } }
+
+  /// Stops admitting requests (SIGTERM, SIGINT); those admitted are still answered.
+  public func drain() { lock.withLock { draining = true } }
+
+  /// Decodes and answers one image on the next free copy. Throws `RequestError` for the
+  /// client's mistakes and `WorkPoolError.full` when the queue is full.
+  func respond(to request: TaskRequest, body: ImageBody) async throws -> JSONValue {
+    let limits = configuration.imageLimits
+    let metrics = self.metrics
+    return try await pool.run { cache in
+      let start = ContinuousClock.now
+      defer { metrics.modelTime(request.kind, ContinuousClock.now - start) }
+      return try cache.respond(to: request, body: body, limits: limits)
+    }
+  }
+
+  /// A detection on the bundled photo, through the pool as any request: `/readyz`.
+  func checkReadiness() async throws {
+    _ = try await respond(to: TaskRequest(kind: .detect, query: []), body: ImageBody(bytes: sample))
+  }
+
+  /// Ends the copies' threads once the queued requests are answered.
+  public func shutdown() { pool.shutdown() }
+}

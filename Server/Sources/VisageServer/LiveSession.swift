@@ -1,0 +1,223 @@
+import Foundation
+import Visage
+import VisageImageIO
+import VisageRequests
+import VisageService
+
+/// One `/v1/live` stream: its own task in live-stream mode, so tracking and smoothing are its
+/// own. Each frame gets one reply, in order: its result, `"dropped": true` when the flow
+/// limiter skipped it (one frame in flight, a newer one waiting in its place, as MediaPipe's
+/// live-stream mode does), or an error in the envelope's shape.
+///
+/// Results come back on the task's own queue in timestamp order, so a result for one frame
+/// means every earlier frame still waiting was dropped (as the command line's live-stream
+/// output reads them).
+final class LiveSession: @unchecked Sendable {
+  private struct Pending {
+    let source: String
+    let timestampMs: Int
+    /// The decoded frame, or why there is none (then it was never submitted).
+    let image: Result<DecodedImage, RequestError>
+  }
+
+  private let lock = NSLock()
+  /// Under `lock`: frames answered next, in order.
+  private var pending: [Pending] = []
+  private var frameCount = 0
+  private var lastTimestamp = -1
+  private let start = ContinuousClock.now
+  private let send: @Sendable (String) -> Void
+  private let metrics: ServerMetrics
+  private let limits: ImageLimits
+  private let ignoresExif: Bool
+  private var runner: LiveRunner!
+
+  /// Makes the stream's task; `send` takes each reply in order. Throws `RequestError` for
+  /// options the library refuses.
+  init(_ request: TaskRequest, engine: Engine, send: @escaping @Sendable (String) -> Void) throws {
+    self.send = send
+    metrics = engine.metrics
+    limits = engine.configuration.imageLimits
+    ignoresExif = request.flag("ignore-exif")
+    let models = engine.models
+    let weak = WeakSession(self)
+    switch request.kind {
+    case .detect:
+      let detector = try ServedTask.library {
+        try FaceDetector(
+          options: request.detectorOptions(models: models) { result, t, error in
+            weak.session?.deliver(t, error: error) { try report($0, source: $1, result: result!, timestampMs: t) }
+          })
+      }
+      runner = LiveRunner(
+        submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) }, wait: detector.waitUntilIdle)
+    case .landmark:
+      let outputs = (request.flag("blendshapes"), request.flag("transformation-matrices"))
+      let landmarker = try ServedTask.library {
+        try FaceLandmarker(
+          options: request.landmarkerOptions(models: models) { result, t, error in
+            weak.session?.deliver(t, error: error) {
+              try report($0, source: $1, result: result!, timestampMs: t, blendshapes: outputs.0, matrices: outputs.1)
+            }
+          })
+      }
+      runner = LiveRunner(
+        submit: { try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1) }, wait: landmarker.waitUntilIdle)
+    case .analyze:
+      // The analyzer has video mode only (as ML Kit's); the stream gets the same flow limit
+      // as the other tasks from `SlotRunner`.
+      let analyzer = try ServedTask.library {
+        try FaceAnalyzer(options: request.analyzerOptions(models: models, video: true))
+      }
+      let slot = SlotRunner { image, t in
+        let outcome = Result { try analyzer.analyze(videoFrame: image, timestampInMilliseconds: t) }
+        let error: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
+        weak.session?.deliver(t, error: error) {
+          try report($0, source: $1, result: FacesResult(faces: try outcome.get()), timestampMs: t)
+        }
+      }
+      runner = LiveRunner(submit: { slot.submit($0, $1) }, wait: slot.waitUntilIdle)
+    }
+  }
+
+  /// One encoded frame, in the order received: decoded and handed to the task at once.
+  func frame(_ bytes: [UInt8]) {
+    let decoded = Result { () throws(RequestError) in try decodeImage(bytes, ignoresExif: ignoresExif, limits: limits) }
+    lock.lock()
+    let elapsed = Int((ContinuousClock.now - start) / .milliseconds(1))
+    let t = max(lastTimestamp + 1, elapsed)
+    lastTimestamp = t
+    let source = "frame#\(frameCount)"
+    frameCount += 1
+    pending.append(Pending(source: source, timestampMs: t, image: decoded))
+    lock.unlock()
+    metrics.liveFrame(dropped: false)
+    guard case .success(let image) = decoded else { return flushLeadingFailures() }
+    do { try runner.submit(image.image, t) } catch {
+      // Not submitted: answered as a failure in its turn.
+      lock.withLock {
+        if let i = pending.firstIndex(where: { $0.timestampMs == t }) {
+          pending[i] = Pending(source: source, timestampMs: t, image: .failure(.undecodable("\(error)")))
+        }
+      }
+      flushLeadingFailures()
+    }
+  }
+
+  /// The client is gone or done: waits for the frame in flight and answers the rest.
+  func finish() {
+    runner.wait()
+    lock.withLock { flush(before: .max) }
+  }
+
+  /// The task's callback for the frame at `t`: the frames before it are dropped, then it is
+  /// answered with `encode`'s JSON (or its error).
+  private func deliver(_ t: Int, error: (any Error)?, encode: (DecodedImage, String) throws -> JSONValue) {
+    lock.withLock {
+      flush(before: t)
+      guard let first = pending.first, first.timestampMs == t, case .success(let image) = first.image else { return }
+      pending.removeFirst()
+      do {
+        if let error { throw error }
+        send(try encode(image, first.source).description)
+      } catch {
+        send(Self.failure(first, RequestError.undecodable("\(error)")))
+      }
+      flushFailures()
+    }
+  }
+
+  private func flushLeadingFailures() { lock.withLock { flushFailures() } }
+
+  /// Under `lock`: answers the failed frames at the head, which wait for nothing.
+  private func flushFailures() {
+    while let first = pending.first, case .failure(let error) = first.image {
+      pending.removeFirst()
+      send(Self.failure(first, error))
+    }
+  }
+
+  /// Under `lock`: answers every frame before `t`: failures as such, the rest as dropped.
+  private func flush(before t: Int) {
+    while let first = pending.first, first.timestampMs < t || t == .max {
+      pending.removeFirst()
+      switch first.image {
+      case .failure(let error): send(Self.failure(first, error))
+      case .success(let image):
+        metrics.liveFrame(dropped: true)
+        let empty: JSONValue = .object([])
+        let line =
+          (try? report(
+            image, source: first.source, result: EmptyResult(), timestampMs: first.timestampMs, dropped: true)) ?? empty
+        send(line.description)
+      }
+    }
+  }
+
+  private static func failure(_ frame: Pending, _ error: RequestError) -> String {
+    let envelope = APIError.envelope(code: error.code, message: error.message)
+    guard case .object(let fields) = envelope else { return envelope.description }
+    return JSONValue.object([("source", .string(frame.source)), ("timestampMs", .int(frame.timestampMs))] + fields)
+      .description
+  }
+}
+
+/// A dropped frame's result: nothing.
+private struct EmptyResult: Encodable {
+  func encode(to encoder: any Encoder) throws { _ = encoder.container(keyedBy: NoKeys.self) }
+  private enum NoKeys: CodingKey {}
+}
+
+/// How a session hands frames to its task, and waits for it.
+struct LiveRunner {
+  let submit: (MPImage, Int) throws -> Void
+  let wait: () -> Void
+}
+
+/// Breaks the cycle task → callback → session → task.
+private final class WeakSession: @unchecked Sendable {
+  weak var session: LiveSession?
+  init(_ session: LiveSession) { self.session = session }
+}
+
+/// MediaPipe's live-stream flow limit for a task that has only video mode: one frame in
+/// flight on a queue of its own, and one waiting, which a newer frame replaces (the replaced
+/// one is never processed, and so is answered as dropped).
+final class SlotRunner: @unchecked Sendable {
+  private let process: (MPImage, Int) -> Void
+  private let queue = DispatchQueue(label: "visage-server.live-analyze")
+  private let lock = NSLock()
+  private var busy = false
+  private var waiting: (MPImage, Int)?
+
+  init(process: @escaping (MPImage, Int) -> Void) { self.process = process }
+
+  func submit(_ image: MPImage, _ t: Int) {
+    let start = lock.withLock { () -> Bool in
+      if busy {
+        waiting = (image, t)
+        return false
+      }
+      busy = true
+      return true
+    }
+    if start { queue.async { self.run(image, t) } }
+  }
+
+  private func run(_ image: MPImage, _ t: Int) {
+    var next: (MPImage, Int)? = (image, t)
+    while let (image, t) = next {
+      process(image, t)
+      next = lock.withLock {
+        let taken = waiting
+        waiting = nil
+        if taken == nil { busy = false }
+        return taken
+      }
+    }
+  }
+
+  func waitUntilIdle() {
+    while lock.withLock({ busy }) { queue.sync {} }
+  }
+}

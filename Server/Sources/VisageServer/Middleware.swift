@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VisageRequests
+import VisageService
+
+/// Turns every error a route or the router throws into the one envelope (`APIError`): the
+/// router's empty 404 and 413 included. Anything unexpected is a 500, which is a bug: it is
+/// logged with its error.
+struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    -> Response
+  {
+    do { return try await next(request, context) } catch let error as APIError {
+      throw error
+    } catch let error as RequestError {
+      throw APIError(error)
+    } catch let error as HTTPError {
+      throw APIError(
+        error.status,
+        error.status == .notFound ? "no route \(request.uri.path)" : error.body ?? error.status.reasonPhrase)
+    } catch let error as any HTTPResponseError {
+      throw APIError(
+        error.status, error.status == .contentTooLarge ? "the body is over the limit" : error.status.reasonPhrase)
+    } catch {
+      context.logger.error("internal error on \(request.method) \(request.uri.path): \(error)")
+      throw APIError(.internalServerError, "internal error: \(error)")
+    }
+  }
+}
+
+/// Counts every answered request by its route and status, with its latency.
+struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+  let metrics: ServerMetrics
+
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    -> Response
+  {
+    let start = ContinuousClock.now
+    var status = 500
+    defer {
+      let route = context.endpointPath ?? "unmatched"
+      metrics.request(route: route, status: status, duration: ContinuousClock.now - start)
+      if status == 503 { metrics.rejected() }
+    }
+    do {
+      let response = try await next(request, context)
+      status = response.status.code
+      return response
+    } catch let error as any HTTPResponseError {
+      status = error.status.code
+      throw error
+    }
+  }
+}
+
+/// Requires one of the configured API keys in `x-api-key` or `Authorization: Bearer`,
+/// compared in constant time; 401 otherwise.
+struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+  let keys: [[UInt8]]
+
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    -> Response
+  {
+    let bearer = request.headers[.authorization].flatMap { value -> String? in
+      value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
+    }
+    guard let given = request.headers[.xAPIKey] ?? bearer, Self.matches(Array(given.utf8), keys) else {
+      throw APIError(
+        .unauthorized, "an API key is needed: send it in x-api-key or Authorization: Bearer",
+        headers: [.wwwAuthenticate: "Bearer"])
+    }
+    return try await next(request, context)
+  }
+
+  /// Whether `given` equals one of `keys`, taking the same time whichever byte differs: every
+  /// key is compared in full, over the longer of the two lengths.
+  static func matches(_ given: [UInt8], _ keys: [[UInt8]]) -> Bool {
+    var found: UInt8 = 0
+    for key in keys {
+      var difference = UInt8(given.count == key.count ? 0 : 1)
+      for i in 0..<max(given.count, key.count) {
+        difference |= (i < given.count ? given[i] : 0) ^ (i < key.count ? key[i] : 0)
+      }
+      found |= difference == 0 ? 1 : 0
+    }
+    return found == 1
+  }
+}
+
+extension HTTPField.Name {
+  static let xAPIKey = Self("x-api-key")!
+}

@@ -1,0 +1,141 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VisageRequests
+import VisageService
+
+/// The HTTP routes (docs/server.md): the three image tasks, health, readiness and metrics.
+struct Routes {
+  let engine: Engine
+
+  func add(to router: Router<BasicRequestContext>) {
+    let metrics = engine.metrics
+    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: ErrorEnvelopeMiddleware())
+    router.get("/healthz") { _, _ in Response.json(.object([("status", .string("ok"))])) }
+    router.get("/readyz") { _, _ in try await ready() }
+    router.get("/metrics") { [engine] _, _ in
+      Response(
+        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(string: metrics.text(inFlight: engine.inFlight, queued: engine.queued))))
+    }
+    for path in ["/healthz", "/readyz", "/metrics"] { refuseOtherMethods(router, path, allowed: .get) }
+
+    var v1 = router.group("/v1")
+    if !engine.configuration.apiKeys.isEmpty {
+      v1 = v1.add(middleware: APIKeyMiddleware(keys: engine.configuration.apiKeys.map { Array($0.utf8) }))
+    }
+    for kind in FaceTaskKind.allCases {
+      v1.post("/\(kind.rawValue)") { request, _ in try await answer(kind, request) }
+      refuseOtherMethods(v1, "/\(kind.rawValue)", allowed: .post, named: "/v1/\(kind.rawValue)")
+    }
+  }
+
+  /// One image request: options, admission, body, then the pool.
+  private func answer(_ kind: FaceTaskKind, _ request: Request) async throws -> Response {
+    let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+    let task = try TaskRequest(kind: kind, query: query)
+    let limit = engine.configuration.maxBodyBytes
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+      throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
+    }
+    guard engine.admit() else { throw busy() }
+    defer { engine.release() }
+    let bytes = try await collectBody(request, limit: limit)
+    let body = try ImageBody(body: bytes, contentType: request.headers[.contentType])
+    do {
+      return Response.json(try await engine.respond(to: task, body: body))
+    } catch let error as WorkPoolError {
+      throw error == .full ? busy() : APIError(.serviceUnavailable, "the server is shutting down")
+    } catch let error as RequestError {
+      throw APIError(error)
+    } catch let error as APIError {
+      throw error
+    } catch {
+      // The library refused this image (a search over its bounds, say): the image's fault.
+      throw APIError(.unprocessableContent, "\(error)")
+    }
+  }
+
+  /// The body in full, within the limit and the body timeout (408, and the connection
+  /// closed). The body is read by a task of its own, so that a client that stalls is answered
+  /// at the deadline: that task ends when the connection closes, after the answer.
+  private func collectBody(_ request: Request, limit: Int) async throws -> [UInt8] {
+    let seconds = engine.configuration.bodyTimeoutSeconds
+    let body = request.body
+    let outcome = FirstOutcome<[UInt8]>()
+    return try await withCheckedThrowingContinuation { continuation in
+      outcome.continuation = continuation
+      let reader = Task {
+        do {
+          var buffer = try await body.collect(upTo: limit)
+          outcome.resume(.success(buffer.readBytes(length: buffer.readableBytes) ?? []))
+        } catch is NIOTooManyBytesError {
+          outcome.resume(
+            .failure(APIError(.contentTooLarge, "the body is over the limit of \(limit) bytes (--max-body-bytes)")))
+        } catch {
+          // The client closed the connection mid-body, or sent a broken chunked body.
+          outcome.resume(.failure(APIError(.badRequest, "the body could not be read in full: \(error)")))
+        }
+      }
+      outcome.timer = Task {
+        try await Task.sleep(for: .seconds(seconds))
+        let timeout = APIError(
+          .requestTimeout, "the body did not arrive within \(seconds) s (--body-timeout)",
+          headers: [.connection: "close"])
+        if outcome.resume(.failure(timeout)) { reader.cancel() }
+      }
+    }
+  }
+
+  private func busy() -> APIError {
+    APIError(
+      .serviceUnavailable,
+      engine.isDraining
+        ? "the server is shutting down" : "every task copy is busy and the queue is full: try again shortly",
+      headers: [.retryAfter: "1"])
+  }
+
+  /// 200 once the models are loaded, after a real detection on the bundled photo; 503 while
+  /// draining or when the queue is full.
+  private func ready() async throws -> Response {
+    guard !engine.isDraining else { throw APIError(.serviceUnavailable, "the server is shutting down") }
+    do { try await engine.checkReadiness() } catch is WorkPoolError { throw busy() }
+    return Response.json(.object([("status", .string("ready"))]))
+  }
+
+  /// 405 with `Allow` for the methods a path does not take.
+  private func refuseOtherMethods<Context: RequestContext>(
+    _ router: some RouterMethods<Context>, _ path: String, allowed: HTTPRequest.Method, named: String? = nil
+  ) {
+    let name = named ?? path
+    for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head, .options] where method != allowed {
+      router.on(RouterPath(path), method: method) { _, _ -> Response in
+        throw APIError(
+          .methodNotAllowed, "\(name) takes \(allowed.rawValue), not \(method.rawValue)",
+          headers: [.allow: allowed.rawValue])
+      }
+    }
+  }
+}
+
+/// A continuation resumed by whichever of two tasks finishes first (the body or its timer).
+private final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  var continuation: CheckedContinuation<Value, any Error>?
+  var timer: Task<Void, any Error>?
+
+  /// Resumes the continuation unless it was resumed already; says whether this call did.
+  @discardableResult
+  func resume(_ result: Result<Value, any Error>) -> Bool {
+    let (taken, timer) = lock.withLock { () -> (CheckedContinuation<Value, any Error>?, Task<Void, any Error>?) in
+      defer { continuation = nil }
+      return (continuation, self.timer)
+    }
+    guard let taken else { return false }
+    timer?.cancel()
+    taken.resume(with: result)
+    return true
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// visage-server's application: the HTTP routes and the live stream on one port, with the
+/// connection limit, the idle and header timeouts, and the WebSocket frame limit.
+public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visage-server"))
+  -> some ApplicationProtocol
+{
+  let configuration = engine.configuration
+  let router = Router()
+  Routes(engine: engine).add(to: router)
+  let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
+  LiveRoute(engine: engine).add(to: webSocketRouter)
+  let webSocketResponder = webSocketRouter.buildResponder()
+  let idle = TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds))
+  let server = HTTPServerBuilder { responder in
+    WithHeaderDeadline(
+      base: HTTP1WebSocketUpgradeChannel(
+        responder: responder, webSocketResponder: webSocketResponder,
+        configuration: .init(
+          http1: .init(idleTimeout: idle),
+          ws: .init(maxFrameSize: configuration.maxBodyBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
+      timeout: idle)
+  }
+  return Application(
+    router: router, server: server,
+    configuration: .init(
+      address: .hostname(configuration.host, port: configuration.port), serverName: "visage-server",
+      availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+    onServerRunning: { channel in
+      logger.notice("visage-server listening on \(channel.localAddress.map { "\($0)" } ?? "?")")
+    },
+    logger: logger)
+}
+
+/// Runs the server until SIGTERM or SIGINT: then it stops admitting requests (503, `/readyz`
+/// 503), closes the listening socket, answers what is in flight within `drainSeconds`, and
+/// returns.
+public func runServer(engine: Engine, logger: Logger = Logger(label: "visage-server")) async throws {
+  let app = makeApplication(engine: engine, logger: logger)
+  var group = ServiceGroupConfiguration(
+    services: [
+      .init(service: app),
+      // Last, so shut down first: requests are refused before the socket closes.
+      .init(service: DrainOnShutdown(engine: engine), successTerminationBehavior: .ignore),
+    ], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+  group.maximumGracefulShutdownDuration = .seconds(engine.configuration.drainSeconds)
+  group.maximumCancellationDuration = .seconds(5)
+  try await ServiceGroup(configuration: group).run()
+  engine.shutdown()
+}
+
+/// Marks the engine draining when graceful shutdown starts.
+struct DrainOnShutdown: Service {
+  let engine: Engine
+  func run() async throws {
+    try? await gracefulShutdown()
+    engine.drain()
+  }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import Logging
+import VisageRequests
+import VisageServer
+
+/// `visage-server`: the Visage engine over HTTP and WebSocket (docs/server.md).
+@main
+struct VisageServerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "visage-server",
+    abstract: "Face detection, landmarks and analysis over HTTP and WebSocket.",
+    discussion: """
+      Loads the bundled models, warms every task copy, then listens. Routes: POST /v1/detect, \
+      /v1/landmark, /v1/analyze; GET /v1/live (WebSocket); /healthz, /readyz, /metrics. \
+      SIGTERM or SIGINT: stop accepting, answer what is in flight, exit 0. See docs/server.md.
+      """)
+
+  @Option(help: "The address to listen on.")
+  var host = "127.0.0.1"
+
+  @Option(help: "The port to listen on.")
+  var port = 8080
+
+  @Option(help: "One-thread task copies answering requests side by side (default: the number of cores).")
+  var threads: Int?
+
+  @Option(help: "Requests that may wait for a task copy; one more is answered 503.")
+  var queueDepth = 8
+
+  @Option(help: "The largest request body, in bytes (20 MiB: Cloud Vision's image limit).")
+  var maxBodyBytes = 20 << 20
+
+  @Option(help: "The largest image in pixels, refused (422) before decoding.")
+  var maxPixels = ServerConfiguration().maxPixels
+
+  @Option(help: "A file of API keys, one per line: requests must carry one (x-api-key or Authorization: Bearer).")
+  var apiKeyFile: String?
+
+  @Option(help: "Open connections at most; more wait until one closes.")
+  var maxConnections = 256
+
+  @Option(help: "Live streams (WebSocket connections) open at once.")
+  var maxLiveStreams = 4
+
+  @Option(help: "Seconds a connection may stay silent (between requests, or while its headers arrive).")
+  var idleTimeout = 30
+
+  @Option(help: "Seconds a request body may take to arrive in full (a body that stops is cut off by --idle-timeout).")
+  var bodyTimeout = 60
+
+  @Option(help: "Seconds SIGTERM waits for requests in flight.")
+  var drainTimeout = 25
+
+  func validate() throws {
+    func atLeast(_ value: Int, _ minimum: Int, _ flag: String) throws {
+      guard value >= minimum else { throw ValidationError("--\(flag) must be at least \(minimum), got \(value)") }
+    }
+    try atLeast(port, 0, "port")
+    guard port <= 65535 else { throw ValidationError("--port must be at most 65535, got \(port)") }
+    if let threads {
+      try atLeast(threads, 1, "threads")
+      guard threads <= 64 else { throw ValidationError("--threads must be at most 64, got \(threads)") }
+    }
+    try atLeast(queueDepth, 0, "queue-depth")
+    try atLeast(maxBodyBytes, 1, "max-body-bytes")
+    try atLeast(maxPixels, 1, "max-pixels")
+    try atLeast(maxConnections, 1, "max-connections")
+    try atLeast(maxLiveStreams, 0, "max-live-streams")
+    try atLeast(idleTimeout, 1, "idle-timeout")
+    try atLeast(bodyTimeout, 1, "body-timeout")
+    try atLeast(drainTimeout, 0, "drain-timeout")
+  }
+
+  func run() async throws {
+    var configuration = ServerConfiguration()
+    configuration.host = host
+    configuration.port = port
+    configuration.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+    configuration.queueDepth = queueDepth
+    configuration.maxBodyBytes = maxBodyBytes
+    configuration.maxPixels = maxPixels
+    configuration.maxConnections = maxConnections
+    configuration.maxLiveStreams = maxLiveStreams
+    configuration.idleTimeoutSeconds = idleTimeout
+    configuration.bodyTimeoutSeconds = bodyTimeout
+    configuration.drainSeconds = drainTimeout
+    if let apiKeyFile {
+      guard let text = try? String(contentsOfFile: apiKeyFile, encoding: .utf8) else {
+        throw ValidationError("cannot read --api-key-file \(apiKeyFile)")
+      }
+      configuration.apiKeys = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty }
+      guard !configuration.apiKeys.isEmpty else { throw ValidationError("--api-key-file \(apiKeyFile) holds no key") }
+    }
+    var logger = Logger(label: "visage-server")
+    logger.logLevel = .notice
+    let models = try ServerModels.bundled()
+    let start = ContinuousClock.now
+    let engine = try Engine(configuration: configuration, models: models)
+    logger.notice(
+      "\(configuration.threads) task copies loaded and warmed in \(ContinuousClock.now - start); queue depth \(configuration.queueDepth)"
+    )
+    try await runServer(engine: engine, logger: logger)
+  }
+}

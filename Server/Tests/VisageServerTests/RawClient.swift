@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A blocking TCP client on 127.0.0.1 for what HTTP clients will not do: send half a request,
+/// trickle bytes, vanish mid-frame.
+final class RawClient: @unchecked Sendable {
+  private let fd: Int32
+
+  init(port: Int) throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    var one: Int32 = 1
+    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+  }
+
+  deinit { close() }
+
+  func send(_ text: String) throws { try send(bytes: Array(text.utf8)) }
+
+  func send(bytes: [UInt8]) throws {
+    var sent = 0
+    while sent < bytes.count {
+      let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      guard n > 0 else { throw POSIXError(.EPIPE) }
+      sent += n
+    }
+  }
+
+  /// What arrives within `timeout` seconds, until the peer closes or a pause of 0.2 s after
+  /// the first bytes.
+  func receive(timeout: Double) -> String {
+    var received: [UInt8] = []
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let wait = received.isEmpty ? Int32(max(1, end.timeIntervalSinceNow * 1000)) : 200
+      guard poll(&poller, 1, wait) > 0 else { if received.isEmpty { continue } else { break } }
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      let n = recv(fd, &buffer, buffer.count, 0)
+      if n <= 0 { break }
+      received += buffer[0..<n]
+    }
+    return String(decoding: received, as: UTF8.self)
+  }
+
+  /// Whether the peer has closed the connection.
+  func isClosed() -> Bool {
+    var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&poller, 1, 0) > 0 else { return false }
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
+  }
+
+  private var closed = false
+  func close() {
+    guard !closed else { return }
+    closed = true
+    Glibc.close(fd)
+  }
+
+  /// One POST on a connection of its own; the response's status, or 0 when none came.
+  static func post(port: Int, path: String, body: [UInt8]) throws -> Int {
+    let client = try RawClient(port: port)
+    try client.send(
+      "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+    try client.send(bytes: body)
+    let reply = client.receive(timeout: 60)
+    guard reply.hasPrefix("HTTP/1.1 "), let status = Int(reply.dropFirst(9).prefix(3)) else { return 0 }
+    return status
+  }
+}
+
+/// Client-side WebSocket frames, masked as RFC 6455 requires.
+enum WebSocketFrames {
+  static func maskedBinary(_ payload: [UInt8]) -> [UInt8] {
+    var frame: [UInt8] = [0x82]
+    if payload.count < 126 {
+      frame.append(0x80 | UInt8(payload.count))
+    } else if payload.count < 65536 {
+      frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+    } else {
+      frame.append(0x80 | 127)
+      frame += (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+    }
+    let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+    frame += mask
+    frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    return frame
+  }
+}
+
+/// Runs blocking socket work on a thread of its own, so that it never holds one of the few
+/// threads Swift concurrency (and so the server under test) runs on.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread { continuation.resume(with: Result { try body() }) }.start()
+  }
+}
+
+/// Runs `body`, failing the test instead of hanging when it takes longer than `seconds`.
+func within<T: Sendable>(_ seconds: Int, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws
+  -> T?
+{
+  try await withThrowingTaskGroup(of: T?.self) { group in
+    group.addTask { try await body() }
+    group.addTask {
+      try await Task.sleep(for: .seconds(seconds))
+      return nil
+    }
+    defer { group.cancelAll() }
+    guard let first = try await group.next(), let value = first else {
+      Issue.record("\(what) took over \(seconds) s")
+      return nil
+    }
+    return value
+  }
+}
