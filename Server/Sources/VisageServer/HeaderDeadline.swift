@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Closes a connection whose first request's headers have not arrived in full within the
 /// timeout. Hummingbird's idle timeout starts only once a request head is parsed when
@@ -49,8 +50,29 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
     do { try channel.pipeline.syncOperations.addHandler(HeaderReadDeadline(timeout: timeout)) } catch {
       return channel.eventLoop.makeFailedFuture(error)
     }
-    return base.setup(channel: channel, logger: logger)
+    return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+      // Right after the request decoder, so that it sees the decoder's errors first.
+      let operations = channel.pipeline.syncOperations
+      if let decoder = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
+        try operations.addHandler(CloseOnProtocolError(), position: .after(decoder))
+      }
+      return value
+    }
   }
 
   func handle(value: Base.Value, logger: Logger) async { await base.handle(value: value, logger: logger) }
+}
+
+/// Closes a connection whose request NIO cannot parse (a NUL byte in a header, say). With
+/// WebSocket upgrades on, Hummingbird turns off NIO's protocol error handler and nothing else
+/// answers such a request: the connection stayed open, answered never (found by Schemathesis).
+final class CloseOnProtocolError: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = HTTPServerRequestPart
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.fireChannelRead(data) }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    if error is HTTPParserError { context.close(promise: nil) }
+    context.fireErrorCaught(error)
+  }
 }

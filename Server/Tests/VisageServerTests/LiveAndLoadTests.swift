@@ -204,6 +204,14 @@ import VisageRequests
         #expect(try await blocking { try RawClient.post(port: port, path: "/v1/detect", body: F.astronaut) } == 200)
       }
       #expect(try await slow, "the slow client was not cut off")
+      // A request NIO cannot parse (a NUL byte in a header) is closed at once, not left open.
+      let unparsable = try await blocking { () -> Bool in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{0}b\r\n\r\n")
+        _ = socket.receive(timeout: 3)
+        return socket.isClosed()
+      }
+      #expect(unparsable, "a request that cannot be parsed left its connection open")
     }
     engine.shutdown()
   }
