@@ -30,6 +30,6 @@ let package = Package(
     harness("FuzzY4M", [imageIO, visage]),
     harness("FuzzNPY", [runtime]),
     harness("FuzzRecords", [imageIO, visage]),
-    harness("FuzzRequests", [requests, imageIO]),
+    harness("FuzzRequests", [requests]),
   ]
 )

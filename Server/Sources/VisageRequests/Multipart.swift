@@ -12,12 +12,22 @@ enum Multipart {
       var cursor = start + delimiter.count
       // "--" after a delimiter closes the body.
       if body.count >= cursor + 2 && body[cursor] == 0x2D && body[cursor + 1] == 0x2D { break }
-      guard let headerEnd = find([13, 10, 13, 10], in: body, from: cursor) else {
-        throw .badRequest("a multipart part has no blank line after its headers")
+      // The delimiter's line ends with CRLF; the part's headers follow, up to a blank line
+      // (at once when the part has none).
+      guard let lineEnd = find([13, 10], in: body, from: cursor) else {
+        throw .badRequest("a multipart boundary line is not ended (a truncated upload?)")
       }
-      // Skip the CRLF that ends the delimiter line.
-      if body.count >= cursor + 2 && body[cursor] == 13 && body[cursor + 1] == 10 { cursor += 2 }
-      let headers = String(decoding: body[cursor..<headerEnd], as: UTF8.self)
+      cursor = lineEnd + 2
+      let headerEnd: Int
+      if body.count >= cursor + 2 && body[cursor] == 13 && body[cursor + 1] == 10 {
+        headerEnd = cursor - 2
+      } else {
+        guard let end = find([13, 10, 13, 10], in: body, from: cursor) else {
+          throw .badRequest("a multipart part has no blank line after its headers")
+        }
+        headerEnd = end
+      }
+      let headers = headerEnd > cursor ? String(decoding: body[cursor..<headerEnd], as: UTF8.self) : ""
       let contentStart = headerEnd + 4
       guard let next = find([13, 10] + delimiter, in: body, from: contentStart) else {
         throw .badRequest("a multipart part is not closed by the boundary (a truncated upload?)")

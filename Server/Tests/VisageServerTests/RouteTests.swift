@@ -301,3 +301,25 @@ struct SplitMix64: RandomNumberGenerator {
     return z ^ (z >> 31)
   }
 }
+
+/// The request decoding's fuzz findings (Tests/Fixtures/fuzz/requests), replayed, and the
+/// multipart shapes they taught.
+@Suite struct RequestDecodingTests {
+  @Test func fuzzFindingsAreRefusedNotCrashed() throws {
+    let folder = ServerFixtures.root + "/Tests/Fixtures/fuzz/requests"
+    let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+    #expect(!names.isEmpty)
+    for name in names { RawRequest.exercise(ServerFixtures.bytes("Tests/Fixtures/fuzz/requests/" + name)) }
+  }
+
+  @Test func multipartPartsWithoutHeadersOrWithTheImageLast() throws {
+    let body = Array(
+      "--b\r\n\r\nfirst\r\n--b\r\nContent-Disposition: form-data; name=\"image\"\r\n\r\nIMG\r\n--b--\r\n".utf8)
+    #expect(try ImageBody(body: body, contentType: "multipart/form-data; boundary=b").bytes == Array("IMG".utf8))
+    for broken in ["--b\r\n\r\n", "--b", "--b\r\nX: y", "--b\r\n\r\n--b\r\n\r\n"] {
+      #expect(throws: RequestError.self) {
+        try ImageBody(body: Array(broken.utf8), contentType: "multipart/form-data; boundary=b")
+      }
+    }
+  }
+}
