@@ -122,10 +122,14 @@ struct OptionSpec {
       default: throw .badRequest("option `\(name)` takes true or false, got '\(value)'")
       }
     case .fraction:
-      guard let number = Float(value), number.isFinite, (0...1).contains(number) else {
+      // Checked as a decimal before it becomes a Float, which would round 1.0000000000000002
+      // down to 1; hexadecimal and a leading + are refused.
+      guard let number = Double(value), number.isFinite, (0...1).contains(number), !value.hasPrefix("+"),
+        value.allSatisfy({ $0.isASCII && ($0.isNumber || ".eE+-".contains($0)) })
+      else {
         throw .badRequest("option `\(name)` takes a number in 0...1, got '\(value)'")
       }
-      return "\(number)"
+      return "\(Float(number))"
     case .count(let range):
       guard let number = Int(value), range.contains(number) else {
         throw .badRequest(

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -9,18 +10,71 @@ import NIOHTTP1
 /// WebSocket upgrades are on, so without this a client trickling header bytes (slowloris)
 /// would hold its connection for ever. Later requests on the connection are covered by the
 /// idle timeout.
+///
+/// It also sees that connections are answered when the server shuts down. Hummingbird tells
+/// each connection to finish its request and close (`ChannelShouldQuiesceEvent`), but a
+/// connection accepted just before then either is never handed to a handler, or has not yet
+/// installed the one that listens for that event: its request went unanswered and the
+/// connection open until the process exited (found by `.ci/server-checks`'s SIGTERM check). So
+/// the event is passed on again every 100 ms until the connection closes, and a connection
+/// not handled while the server drains is answered 503 here, in raw bytes, and closed.
 final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
+  typealias OutboundOut = ByteBuffer
   private let timeout: TimeAmount
+  private let handling: ConnectionHandling
   private var timer: Scheduled<Void>?
   private var lastFour: UInt32 = 0
+  private var quiesceRepeats = 0
 
-  init(timeout: TimeAmount) { self.timeout = timeout }
+  private let isDraining: @Sendable () -> Bool
+
+  init(timeout: TimeAmount, handling: ConnectionHandling, isDraining: @escaping @Sendable () -> Bool) {
+    self.timeout = timeout
+    self.handling = handling
+    self.isDraining = isDraining
+  }
+
+  /// Answers 503 in raw bytes and closes: for a connection no handler will ever answer.
+  private func refuse(_ context: ChannelHandlerContext) {
+    let body = APIError.envelope(code: 503, message: "the server is shutting down").description
+    let response =
+      "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\n"
+      + "Connection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+    let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+    context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { _ in
+      loopBound.value.close(promise: nil)
+    }
+  }
+
+  /// Every 250 ms until Hummingbird handles the connection: once the server is draining, a
+  /// connection still not handled never will be, so it is refused here.
+  private func watchHandling(_ context: ChannelHandlerContext) {
+    let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+    context.eventLoop.scheduleTask(in: .milliseconds(250)) {
+      let (handler, context) = loopBound.value
+      guard context.channel.isActive, !handler.handling.started else { return }
+      if handler.isDraining() { handler.refuse(context) } else { handler.watchHandling(context) }
+    }
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    guard event is ChannelShouldQuiesceEvent else { return context.fireUserInboundEventTriggered(event) }
+    context.fireUserInboundEventTriggered(event)
+    quiesceRepeats += 1
+    if quiesceRepeats > 5 && !handling.started { return refuse(context) }
+    let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+    context.eventLoop.scheduleTask(in: .milliseconds(100)) {
+      let context = loopBound.value
+      if context.channel.isActive { context.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent()) }
+    }
+  }
 
   func handlerAdded(context: ChannelHandlerContext) {
     let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
     timer = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
+    watchHandling(context)
   }
 
   func handlerRemoved(context: ChannelHandlerContext) { timer?.cancel() }
@@ -41,13 +95,33 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
   }
 }
 
+/// Whether Hummingbird has started to handle a connection.
+final class ConnectionHandling: @unchecked Sendable {
+  private let lock = NSLock()
+  private var didStart = false
+  var started: Bool { lock.withLock { didStart } }
+  func start() { lock.withLock { didStart = true } }
+}
+
 /// A server child channel with `HeaderReadDeadline` first in its pipeline.
 struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   let base: Base
   let timeout: TimeAmount
+  /// Whether the server is shutting down.
+  let isDraining: @Sendable () -> Bool
 
-  func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
-    do { try channel.pipeline.syncOperations.addHandler(HeaderReadDeadline(timeout: timeout)) } catch {
+  struct Value: ServerChildChannelValue {
+    let base: Base.Value
+    let handling: ConnectionHandling
+    var channel: any Channel { base.channel }
+  }
+
+  func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    let handling = ConnectionHandling()
+    do {
+      try channel.pipeline.syncOperations.addHandler(
+        HeaderReadDeadline(timeout: timeout, handling: handling, isDraining: isDraining))
+    } catch {
       return channel.eventLoop.makeFailedFuture(error)
     }
     return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -56,11 +130,14 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
       if let decoder = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
         try operations.addHandler(CloseOnProtocolError(), position: .after(decoder))
       }
-      return value
+      return Value(base: value, handling: handling)
     }
   }
 
-  func handle(value: Base.Value, logger: Logger) async { await base.handle(value: value, logger: logger) }
+  func handle(value: Value, logger: Logger) async {
+    value.handling.start()
+    await base.handle(value: value.base, logger: logger)
+  }
 }
 
 /// Closes a connection whose request NIO cannot parse (a NUL byte in a header, say). With

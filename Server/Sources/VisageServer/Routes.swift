@@ -110,7 +110,8 @@ struct Routes {
     _ router: some RouterMethods<Context>, _ path: String, allowed: HTTPRequest.Method, named: String? = nil
   ) {
     let name = named ?? path
-    for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head, .options] where method != allowed {
+    for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head, .options, .trace]
+    where method != allowed {
       router.on(RouterPath(path), method: method) { _, _ -> Response in
         throw APIError(
           .methodNotAllowed, "\(name) takes \(allowed.rawValue), not \(method.rawValue)",

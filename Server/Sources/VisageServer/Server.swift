@@ -25,7 +25,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
         configuration: .init(
           http1: .init(idleTimeout: idle),
           ws: .init(maxFrameSize: configuration.maxBodyBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
-      timeout: idle)
+      timeout: idle, isDraining: { engine.isDraining })
   }
   return Application(
     router: router, server: server,
