@@ -100,7 +100,7 @@ let package = Package(
 
     // What the command line and visage-server (Server/) share: results encoded as one JSON
     // (key order kept), the work pool of task copies, the bundled models' folder.
-    .target(name: "VisageService", dependencies: ["Visage", "VisageImageIO"]),
+    .target(name: "VisageService", dependencies: ["Visage", "VisageImageIO", "CAllocator"]),
 
     // MARK: Executables
 

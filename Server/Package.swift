@@ -55,7 +55,10 @@ let package = Package(
       ]),
     .executableTarget(
       name: "visage-server",
-      dependencies: ["VisageServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+      dependencies: [
+        "VisageServer", .product(name: "VisageService", package: "Visage"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
     .testTarget(
       name: "VisageServerTests",
       dependencies: [

@@ -94,7 +94,8 @@ struct Routes {
       .serviceUnavailable,
       engine.isDraining
         ? "the server is shutting down" : "every task copy is busy and the queue is full: try again shortly",
-      headers: [.retryAfter: "1"])
+      // Closed, so that the refused request's body (megabytes for a photo) is not read.
+      headers: [.retryAfter: "1", .connection: "close"])
   }
 
   /// 200 once the models are loaded, after a real detection on the bundled photo; 503 while
