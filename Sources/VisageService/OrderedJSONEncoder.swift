@@ -126,6 +126,8 @@ private func write(
   case let v as String: node.content = .value(.string(v))
   case let v as Bool: node.content = .value(.bool(v))
   case let v as Int: node.content = .value(.int(v))
+  // The other integer types too: their own encode(to:) would come back here for ever.
+  case let v as any BinaryInteger: node.content = .value(.number("\(v)"))
   default: try value.encode(to: NodeEncoder(node: node, codingPath: path, userInfo: userInfo))
   }
 }

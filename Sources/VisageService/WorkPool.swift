@@ -74,13 +74,20 @@ public final class WorkPool<Worker>: @unchecked Sendable {
   }
 
   /// Runs `body` on the next free worker and returns what it returns. Throws
-  /// `WorkPoolError.full` at once when the queue is full, `.shutDown` once `shutdown` was
-  /// called. The caller's task is not cancelled into the job: a job that started finishes.
-  public func run<T>(_ body: @escaping (Worker) throws -> T) async throws -> T {
+  /// `WorkPoolError.full` at once when the queue is full, unless `beyondDepth` (for callers
+  /// that bound their jobs themselves, so that one finishing, whose worker has not yet
+  /// counted itself free, never makes the next one refused), and `.shutDown` once `shutdown`
+  /// was called. The caller's task is not cancelled into the job: a job that started finishes.
+  public func run<T>(beyondDepth: Bool = false, _ body: @escaping (Worker) throws -> T) async throws -> T {
     let outcome: Unchecked<Result<T, any Error>> = try await withCheckedThrowingContinuation { continuation in
-      let queued = trySubmit { worker in
-        continuation.resume(returning: Unchecked(Result { try body(worker) }))
-      }
+      let job: Job = { worker in continuation.resume(returning: Unchecked(Result { try body(worker) })) }
+      let queued =
+        beyondDepth
+        ? condition.withLock {
+          guard !stopping else { return false }
+          enqueue(job)
+          return true
+        } : trySubmit(job)
       if !queued { continuation.resume(throwing: condition.withLock { stopping } ? WorkPoolError.shutDown : .full) }
     }
     return try outcome.value.get()

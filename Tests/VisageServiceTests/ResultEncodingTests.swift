@@ -99,9 +99,12 @@ import VisageService
       var text = "a\"b\\c\n\u{1}é"
       var missing: Int? = nil
       var array: [Float?] = [1, nil]
+      var small: Int8 = -3
+      var large: UInt64 = .max
     }
     #expect(
       try OrderedJSONEncoder().encode(Sample()).description
-        == #"{"nan": null, "infinity": null, "text": "a\"b\\c\n\u0001é", "array": [1.0, null]}"#)
+        == #"{"nan": null, "infinity": null, "text": "a\"b\\c\n\u0001é", "array": [1.0, null], "small": -3, "large": 18446744073709551615}"#
+    )
   }
 }

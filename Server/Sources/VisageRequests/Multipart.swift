@@ -3,6 +3,10 @@
 enum Multipart {
   /// The part named `image`: its bytes and file name.
   static func imageField(in body: [UInt8], boundary: String) throws(RequestError) -> ImageBody {
+    // RFC 2046: a boundary has 1 to 70 characters.
+    guard boundary.utf8.count <= 70 else {
+      throw .badRequest("the multipart boundary has \(boundary.utf8.count) characters; at most 70 are allowed")
+    }
     let delimiter = Array("--\(boundary)".utf8)
     guard var start = find(delimiter, in: body, from: 0) else {
       throw .badRequest("the multipart body has no part: its boundary \"\(boundary)\" never appears")
@@ -57,15 +61,26 @@ enum Multipart {
     return (nil, nil)
   }
 
-  /// The first index of `needle` in `haystack` at or after `from`.
+  /// The first index of `needle` in `haystack` at or after `from`, by Knuth, Morris and
+  /// Pratt's search: linear time whatever the boundary (a naive search over a body of dashes
+  /// with a boundary of dashes takes the body's length times the boundary's).
   static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
-    guard let first = needle.first, haystack.count >= needle.count else { return nil }
-    var i = from
-    let last = haystack.count - needle.count
-    while i <= last {
-      if haystack[i] == first && haystack[i..<i + needle.count].elementsEqual(needle) { return i }
-      i += 1
+    guard !needle.isEmpty, from >= 0, haystack.count - from >= needle.count else { return nil }
+    // fallback[i]: the longest proper prefix of needle[...i] that is also its suffix.
+    var fallback = [Int](repeating: 0, count: needle.count)
+    var k = 0
+    for i in 1..<needle.count {
+      while k > 0 && needle[i] != needle[k] { k = fallback[k - 1] }
+      if needle[i] == needle[k] { k += 1 }
+      fallback[i] = k
+    }
+    var matched = 0
+    for i in from..<haystack.count {
+      while matched > 0 && haystack[i] != needle[matched] { matched = fallback[matched - 1] }
+      if haystack[i] == needle[matched] { matched += 1 }
+      if matched == needle.count { return i - needle.count + 1 }
     }
     return nil
   }
+
 }

@@ -75,14 +75,41 @@ public final class ServedTask: @unchecked Sendable {
   }
 }
 
+/// What a report says of the picture itself: small enough to keep while a frame waits for its
+/// answer, where the pixels are not.
+public struct PictureFacts: Sendable {
+  public let width: Int
+  public let height: Int
+  /// What was applied to the stored pixels.
+  public let orientation: MPImage.Orientation
+  public let exifOrientation: MPImage.Orientation?
+
+  public init(_ decoded: DecodedImage) {
+    width = decoded.image.width
+    height = decoded.image.height
+    orientation = decoded.storedOrientation
+    exifOrientation = decoded.exifOrientation
+  }
+}
+
 /// The JSON object for one image's result, as the command line writes its line.
 public func report(
   _ decoded: DecodedImage, source: String, result: some Encodable, timestampMs: Int? = nil, dropped: Bool = false,
   blendshapes: Bool = true, matrices: Bool = true
 ) throws -> JSONValue {
+  try report(
+    PictureFacts(decoded), source: source, result: result, timestampMs: timestampMs, dropped: dropped,
+    blendshapes: blendshapes, matrices: matrices)
+}
+
+/// The JSON object for one picture's result, from its facts.
+public func report(
+  _ facts: PictureFacts, source: String, result: some Encodable, timestampMs: Int? = nil, dropped: Bool = false,
+  blendshapes: Bool = true, matrices: Bool = true
+) throws -> JSONValue {
   let report = ImageReport(
-    source: source, width: decoded.image.width, height: decoded.image.height, orientation: decoded.storedOrientation,
-    exifOrientation: decoded.exifOrientation, timestampMs: timestampMs, dropped: dropped, result: result)
+    source: source, width: facts.width, height: facts.height, orientation: facts.orientation,
+    exifOrientation: facts.exifOrientation, timestampMs: timestampMs, dropped: dropped, result: result)
   return try report.json(
     report.encodingOptions(includesFaceBlendshapes: blendshapes, includesFacialTransformationMatrixes: matrices))
 }

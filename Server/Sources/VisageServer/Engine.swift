@@ -81,21 +81,24 @@ public final class Engine: @unchecked Sendable {
   /// Stops admitting requests (SIGTERM, SIGINT); those admitted are still answered.
   public func drain() { lock.withLock { draining = true } }
 
-  /// Decodes and answers one image on the next free copy. Throws `RequestError` for the
-  /// client's mistakes and `WorkPoolError.full` when the queue is full.
-  func respond(to request: TaskRequest, body: ImageBody) async throws -> JSONValue {
+  /// Reads the body's image (its form, base64, multipart), decodes and answers it on the next
+  /// free copy: all of it on the copy's thread, none on Swift concurrency's few. For an
+  /// admitted request (`admit()`), which admission has already bounded. Throws `RequestError`
+  /// for the client's mistakes.
+  func respond(to request: TaskRequest, body: [UInt8], contentType: String?) async throws -> JSONValue {
     let limits = configuration.imageLimits
     let metrics = self.metrics
-    return try await pool.run { cache in
+    return try await pool.run(beyondDepth: true) { cache in
       let start = ContinuousClock.now
       defer { metrics.modelTime(request.kind, ContinuousClock.now - start) }
-      return try cache.respond(to: request, body: body, limits: limits)
+      let image = try ImageBody(body: body, contentType: contentType)
+      return try cache.respond(to: request, body: image, limits: limits)
     }
   }
 
-  /// A detection on the bundled photo, through the pool as any request: `/readyz`.
+  /// A detection on the bundled photo, through the pool as any admitted request: `/readyz`.
   func checkReadiness() async throws {
-    _ = try await respond(to: TaskRequest(kind: .detect, query: []), body: ImageBody(bytes: sample))
+    _ = try await respond(to: TaskRequest(kind: .detect, query: []), body: sample, contentType: nil)
   }
 
   /// Ends the copies' threads once the queued requests are answered.

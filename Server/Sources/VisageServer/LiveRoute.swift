@@ -52,14 +52,19 @@ struct LiveRoute {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
-            for await reply in replies { try await outbound.write(.text(reply)) }
+            for await reply in replies {
+              try await outbound.write(.text(reply))
+              session.replyWritten()
+            }
           }
           do {
             for try await message in inbound.messages(maxSize: engine.configuration.maxBodyBytes) {
+              // A client that does not read its replies is not read either.
+              while session.repliesWaiting > 64 { try await Task.sleep(for: .milliseconds(10)) }
               switch message {
-              case .binary(var buffer): session.frame(buffer.readBytes(length: buffer.readableBytes) ?? [])
+              case .binary(var buffer): await session.frame(buffer.readBytes(length: buffer.readableBytes) ?? [])
               case .text:
-                continuation.yield(
+                session.answer(
                   APIError.envelope(code: 400, message: "send each frame as a binary message (a JPEG or PNG file)")
                     .description)
               }
@@ -67,7 +72,7 @@ struct LiveRoute {
           } catch {
             // The client vanished or broke the protocol: stop, answering nothing more.
           }
-          session.finish()
+          await session.finish()
           continuation.finish()
           try await group.waitForAll()
         }

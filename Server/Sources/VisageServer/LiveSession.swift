@@ -16,8 +16,9 @@ final class LiveSession: @unchecked Sendable {
   private struct Pending {
     let source: String
     let timestampMs: Int
-    /// The decoded frame, or why there is none (then it was never submitted).
-    let image: Result<DecodedImage, RequestError>
+    /// What the reply says of the picture, or why there is none (then it was never
+    /// submitted). Not the pixels: a frame waiting for its answer holds a few bytes.
+    let image: Result<PictureFacts, RequestError>
   }
 
   private let lock = NSLock()
@@ -31,6 +32,12 @@ final class LiveSession: @unchecked Sendable {
   private let limits: ImageLimits
   private let ignoresExif: Bool
   private var runner: LiveRunner!
+  /// The reply for a dropped frame: the task's empty result, with the outputs asked for.
+  private let dropped: (PictureFacts, String, Int) throws -> JSONValue
+  /// Decodes the frames one at a time, off Swift concurrency's few threads.
+  private let decoding = DispatchQueue(label: "visage-server.live-decode")
+  /// Under `lock`: replies handed to `send` and not yet written (`replyWritten`).
+  private var unwritten = 0
 
   /// Makes the stream's task; `send` takes each reply in order. Throws `RequestError` for
   /// options the library refuses.
@@ -40,6 +47,7 @@ final class LiveSession: @unchecked Sendable {
     limits = engine.configuration.imageLimits
     ignoresExif = request.flag("ignore-exif")
     let models = engine.models
+    dropped = Self.droppedReply(for: request)
     let weak = WeakSession(self)
     switch request.kind {
     case .detect:
@@ -80,8 +88,42 @@ final class LiveSession: @unchecked Sendable {
     }
   }
 
-  /// One encoded frame, in the order received: decoded and handed to the task at once.
-  func frame(_ bytes: [UInt8]) {
+  /// The reply for a frame the flow limiter dropped: `"dropped": true` and the task's empty
+  /// result, with every output the options ask for, as the command line's dropped lines.
+  private static func droppedReply(for request: TaskRequest) -> (PictureFacts, String, Int) throws -> JSONValue {
+    switch request.kind {
+    case .detect:
+      return {
+        try report(
+          $0, source: $1, result: FaceDetectorResult(detections: [], timestampInMilliseconds: $2), timestampMs: $2,
+          dropped: true)
+      }
+    case .landmark:
+      let outputs = (request.flag("blendshapes"), request.flag("transformation-matrices"))
+      return {
+        let empty = FaceLandmarkerResult(
+          faceLandmarks: [], faceBlendshapes: [], facialTransformationMatrixes: [], timestampInMilliseconds: $2)
+        return try report(
+          $0, source: $1, result: empty, timestampMs: $2, dropped: true, blendshapes: outputs.0, matrices: outputs.1)
+      }
+    case .analyze:
+      return { try report($0, source: $1, result: FacesResult(faces: []), timestampMs: $2, dropped: true) }
+    }
+  }
+
+  /// One encoded frame, in the order received: decoded on the session's own queue and handed
+  /// to the task; returns once it is handed over, so a client sending faster than frames
+  /// decode is slowed by TCP rather than queued in memory.
+  func frame(_ bytes: [UInt8]) async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      decoding.async {
+        self.frame(decoding: bytes)
+        done.resume()
+      }
+    }
+  }
+
+  private func frame(decoding bytes: [UInt8]) {
     let decoded = Result { () throws(RequestError) in try decodeImage(bytes, ignoresExif: ignoresExif, limits: limits) }
     lock.lock()
     let elapsed = Int((ContinuousClock.now - start) / .milliseconds(1))
@@ -89,9 +131,9 @@ final class LiveSession: @unchecked Sendable {
     lastTimestamp = t
     let source = "frame#\(frameCount)"
     frameCount += 1
-    pending.append(Pending(source: source, timestampMs: t, image: decoded))
+    pending.append(Pending(source: source, timestampMs: t, image: decoded.map(PictureFacts.init)))
     lock.unlock()
-    metrics.liveFrame(dropped: false)
+    metrics.liveFrameReceived()
     guard case .success(let image) = decoded else { return flushLeadingFailures() }
     do { try runner.submit(image.image, t) } catch {
       // Not submitted: answered as a failure in its turn.
@@ -104,24 +146,30 @@ final class LiveSession: @unchecked Sendable {
     }
   }
 
-  /// The client is gone or done: waits for the frame in flight and answers the rest.
-  func finish() {
-    runner.wait()
-    lock.withLock { flush(before: .max) }
+  /// The client is gone or done: waits for the frame in flight and answers the rest, on a
+  /// thread of its own (the wait may last a whole frame's processing).
+  func finish() async {
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      Thread {
+        self.runner.wait()
+        self.lock.withLock { self.flush(before: .max) }
+        done.resume()
+      }.start()
+    }
   }
 
   /// The task's callback for the frame at `t`: the frames before it are dropped, then it is
   /// answered with `encode`'s JSON (or its error).
-  private func deliver(_ t: Int, error: (any Error)?, encode: (DecodedImage, String) throws -> JSONValue) {
+  private func deliver(_ t: Int, error: (any Error)?, encode: (PictureFacts, String) throws -> JSONValue) {
     lock.withLock {
       flush(before: t)
       guard let first = pending.first, first.timestampMs == t, case .success(let image) = first.image else { return }
       pending.removeFirst()
       do {
         if let error { throw error }
-        send(try encode(image, first.source).description)
+        reply(try encode(image, first.source).description)
       } catch {
-        send(Self.failure(first, RequestError.undecodable("\(error)")))
+        reply(Self.failure(first, RequestError.undecodable("\(error)")))
       }
       flushFailures()
     }
@@ -133,7 +181,7 @@ final class LiveSession: @unchecked Sendable {
   private func flushFailures() {
     while let first = pending.first, case .failure(let error) = first.image {
       pending.removeFirst()
-      send(Self.failure(first, error))
+      reply(Self.failure(first, error))
     }
   }
 
@@ -142,17 +190,31 @@ final class LiveSession: @unchecked Sendable {
     while let first = pending.first, first.timestampMs < t || t == .max {
       pending.removeFirst()
       switch first.image {
-      case .failure(let error): send(Self.failure(first, error))
-      case .success(let image):
-        metrics.liveFrame(dropped: true)
-        let empty: JSONValue = .object([])
-        let line =
-          (try? report(
-            image, source: first.source, result: EmptyResult(), timestampMs: first.timestampMs, dropped: true)) ?? empty
-        send(line.description)
+      case .failure(let error): reply(Self.failure(first, error))
+      case .success(let facts):
+        metrics.liveFrameDropped()
+        do { reply(try dropped(facts, first.source, first.timestampMs).description) } catch {
+          reply(Self.failure(first, RequestError.undecodable("\(error)")))
+        }
       }
     }
   }
+
+  /// Under `lock`: hands a reply on, counting it until it is written.
+  private func reply(_ text: String) {
+    unwritten += 1
+    send(text)
+  }
+
+  /// A reply of the route's own (to a text message), in the same count.
+  func answer(_ text: String) { lock.withLock { reply(text) } }
+
+  /// The writer wrote one reply.
+  func replyWritten() { lock.withLock { unwritten -= 1 } }
+
+  /// Replies waiting to be written: the route reads no more frames while there are many, so
+  /// a client that does not read its replies cannot make them pile up.
+  var repliesWaiting: Int { lock.withLock { unwritten } }
 
   private static func failure(_ frame: Pending, _ error: RequestError) -> String {
     let envelope = APIError.envelope(code: error.code, message: error.message)
@@ -160,12 +222,6 @@ final class LiveSession: @unchecked Sendable {
     return JSONValue.object([("source", .string(frame.source)), ("timestampMs", .int(frame.timestampMs))] + fields)
       .description
   }
-}
-
-/// A dropped frame's result: nothing.
-private struct EmptyResult: Encodable {
-  func encode(to encoder: any Encoder) throws { _ = encoder.container(keyedBy: NoKeys.self) }
-  private enum NoKeys: CodingKey {}
 }
 
 /// How a session hands frames to its task, and waits for it.

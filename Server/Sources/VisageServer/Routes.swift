@@ -43,9 +43,8 @@ struct Routes {
     guard engine.admit() else { throw busy() }
     defer { engine.release() }
     let bytes = try await collectBody(request, limit: limit)
-    let body = try ImageBody(body: bytes, contentType: request.headers[.contentType])
     do {
-      return Response.json(try await engine.respond(to: task, body: body))
+      return Response.json(try await engine.respond(to: task, body: bytes, contentType: request.headers[.contentType]))
     } catch let error as WorkPoolError {
       throw error == .full ? busy() : APIError(.serviceUnavailable, "the server is shutting down")
     } catch let error as RequestError {
@@ -66,7 +65,7 @@ struct Routes {
     let body = request.body
     let outcome = FirstOutcome<[UInt8]>()
     return try await withCheckedThrowingContinuation { continuation in
-      outcome.continuation = continuation
+      outcome.start(continuation)
       let reader = Task {
         do {
           var buffer = try await body.collect(upTo: limit)
@@ -79,13 +78,14 @@ struct Routes {
           outcome.resume(.failure(APIError(.badRequest, "the body could not be read in full: \(error)")))
         }
       }
-      outcome.timer = Task {
-        try await Task.sleep(for: .seconds(seconds))
-        let timeout = APIError(
-          .requestTimeout, "the body did not arrive within \(seconds) s (--body-timeout)",
-          headers: [.connection: "close"])
-        if outcome.resume(.failure(timeout)) { reader.cancel() }
-      }
+      outcome.setTimer(
+        Task {
+          try await Task.sleep(for: .seconds(seconds))
+          let timeout = APIError(
+            .requestTimeout, "the body did not arrive within \(seconds) s (--body-timeout)",
+            headers: [.connection: "close"])
+          if outcome.resume(.failure(timeout)) { reader.cancel() }
+        })
     }
   }
 
@@ -102,6 +102,9 @@ struct Routes {
   /// draining or when the queue is full.
   private func ready() async throws -> Response {
     guard !engine.isDraining else { throw APIError(.serviceUnavailable, "the server is shutting down") }
+    // Admitted as any request, so that probes never take an admitted request's place.
+    guard engine.admit() else { throw busy() }
+    defer { engine.release() }
     do { try await engine.checkReadiness() } catch is WorkPoolError { throw busy() }
     return Response.json(.object([("status", .string("ready"))]))
   }
@@ -125,14 +128,32 @@ struct Routes {
 /// A continuation resumed by whichever of two tasks finishes first (the body or its timer).
 private final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
-  var continuation: CheckedContinuation<Value, any Error>?
-  var timer: Task<Void, any Error>?
+  // Under `lock`: the continuation until it is resumed, the timer once set, and whether the
+  // continuation was resumed (a timer set after that is cancelled at once).
+  private var continuation: CheckedContinuation<Value, any Error>?
+  private var timer: Task<Void, any Error>?
+  private var resumed = false
+
+  func start(_ continuation: CheckedContinuation<Value, any Error>) {
+    lock.withLock { self.continuation = continuation }
+  }
+
+  func setTimer(_ timer: Task<Void, any Error>) {
+    let cancel = lock.withLock { () -> Bool in
+      self.timer = timer
+      return resumed
+    }
+    if cancel { timer.cancel() }
+  }
 
   /// Resumes the continuation unless it was resumed already; says whether this call did.
   @discardableResult
   func resume(_ result: Result<Value, any Error>) -> Bool {
     let (taken, timer) = lock.withLock { () -> (CheckedContinuation<Value, any Error>?, Task<Void, any Error>?) in
-      defer { continuation = nil }
+      defer {
+        continuation = nil
+        resumed = true
+      }
       return (continuation, self.timer)
     }
     guard let taken else { return false }

@@ -57,10 +57,8 @@ public final class ServerMetrics: @unchecked Sendable {
   }
 
   func rejected() { rejections.increment() }
-  func liveFrame(dropped: Bool) {
-    liveFrames.increment()
-    if dropped { droppedFrames.increment() }
-  }
+  func liveFrameReceived() { liveFrames.increment() }
+  func liveFrameDropped() { droppedFrames.increment() }
 
   private func modelTimer(_ kind: FaceTaskKind) -> DurationHistogram {
     registry.makeDurationHistogram(
