@@ -56,12 +56,10 @@ public struct ImageReport<Result: Encodable>: Encodable {
 
   /// The options a result of this picture is encoded with: its size, and the landmarker's
   /// optional outputs as given.
-  public func encodingOptions(includesFaceBlendshapes: Bool = true, includesFacialTransformationMatrixes: Bool = true)
-    -> ResultEncodingOptions
-  {
+  public func encodingOptions(_ outputs: LandmarkerOutputs = LandmarkerOutputs()) -> ResultEncodingOptions {
     ResultEncodingOptions(
-      imageWidth: width, imageHeight: height, includesFaceBlendshapes: includesFaceBlendshapes,
-      includesFacialTransformationMatrixes: includesFacialTransformationMatrixes)
+      imageWidth: width, imageHeight: height, includesFaceBlendshapes: outputs.blendshapes,
+      includesFacialTransformationMatrixes: outputs.matrices, includesFaceHeadPoses: outputs.headPoses)
   }
 
   /// The report as one JSON value, its result encoded with `options`.
@@ -88,5 +86,20 @@ public struct FailureReport: Encodable {
   public init(source: String, error: String) {
     self.source = source
     self.error = error
+  }
+}
+
+/// Which of a landmarker's optional outputs were asked for (`--blendshapes`,
+/// `--transformation-matrices`, `--head-pose`): each one asked for is written, even when no
+/// face has it, and the others are left out. Other results ignore it.
+public struct LandmarkerOutputs: Sendable, Equatable {
+  public var blendshapes: Bool
+  public var matrices: Bool
+  public var headPoses: Bool
+
+  public init(blendshapes: Bool = false, matrices: Bool = false, headPoses: Bool = false) {
+    self.blendshapes = blendshapes
+    self.matrices = matrices
+    self.headPoses = headPoses
   }
 }

@@ -53,6 +53,14 @@ struct Landmark: ParsableCommand {
   @Flag(help: "Add each face's 4×4 facial transformation matrix (row-major).")
   var transformationMatrices = false
 
+  @Flag(help: "Add each face's head pose: ML Kit's Euler angles in degrees, as analyze gives them.")
+  var headPose = false
+
+  /// The optional outputs asked for, which each line writes.
+  private var outputs: LandmarkerOutputs {
+    LandmarkerOutputs(blendshapes: blendshapes, matrices: transformationMatrices, headPoses: headPose)
+  }
+
   @Option(
     help:
       "Landmark smoothing in video: every-face (each tracked face its own filter) or mediapipe (only when --num-faces is 1, as MediaPipe does)."
@@ -85,6 +93,7 @@ struct Landmark: ParsableCommand {
     options.minTrackingConfidence = minTrackingConfidence
     options.outputFaceBlendshapes = blendshapes
     options.outputFacialTransformationMatrixes = transformationMatrices
+    options.outputFaceHeadPoses = headPose
     options.landmarkSmoothing = smoothing.value
     options.faceDetectorModelAssetPath = detectorPath
     options.searchesAllScales = detectorRange == .all
@@ -117,8 +126,7 @@ struct Landmark: ParsableCommand {
       try resultLine(
         FaceLandmarkerResult(
           faceLandmarks: [], faceBlendshapes: [], facialTransformationMatrixes: [], timestampInMilliseconds: t),
-        frame: frame, image: image, timestampMs: t, dropped: true, blendshapes: blendshapes,
-        matrices: transformationMatrices)
+        frame: frame, image: image, timestampMs: t, dropped: true, outputs: outputs)
     }
     try reporter.finish()
   }
@@ -133,7 +141,7 @@ struct Landmark: ParsableCommand {
     }
     let line = try resultLine(
       result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds,
-      blendshapes: blendshapes, matrices: transformationMatrices)
+      outputs: outputs)
     reporter.emit(line, text: "\(frame.label): " + summary(result))
   }
 

@@ -6,14 +6,13 @@ typealias JSON = JSONValue
 
 /// One input's `--output json` line (docs/cli.md): the frame's fields, then the result's own,
 /// encoded by the library's `Encodable` conformances as visage-server's responses are.
-/// `blendshapes` and `matrices` say which of a landmarker's optional outputs were asked for.
+/// `outputs` says which of a landmarker's optional outputs were asked for.
 func resultLine(
   _ result: some Encodable, frame: Frame, image: MPImage, timestampMs: Int?, dropped: Bool = false,
-  blendshapes: Bool = true, matrices: Bool = true
+  outputs: LandmarkerOutputs = LandmarkerOutputs()
 ) throws -> JSON {
   let report = ImageReport(
     source: frame.source, width: image.width, height: image.height, orientation: frame.orientation,
     exifOrientation: frame.exifOrientation, timestampMs: timestampMs, dropped: dropped, result: result)
-  return try report.json(
-    report.encodingOptions(includesFaceBlendshapes: blendshapes, includesFacialTransformationMatrixes: matrices))
+  return try report.json(report.encodingOptions(outputs))
 }

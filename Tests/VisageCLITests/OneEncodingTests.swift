@@ -11,13 +11,13 @@ import VisageTestSupport
 @Suite(.timeLimit(.minutes(2))) struct OneEncodingTests {
   static let path = "Tests/Fixtures/images/astronaut.png"
 
-  static func expected(_ result: some Encodable, blendshapes: Bool = true, matrices: Bool = true) throws -> String {
+  static func expected(_ result: some Encodable, outputs: LandmarkerOutputs = LandmarkerOutputs()) throws -> String {
     let decoded = try DecodedImage(contentsOfFile: Fixtures.repositoryRoot + "/" + path)
     let report = ImageReport(
       source: path, width: decoded.image.width, height: decoded.image.height, orientation: decoded.storedOrientation,
       exifOrientation: decoded.exifOrientation, result: result)
     return try report.json(
-      report.encodingOptions(includesFaceBlendshapes: blendshapes, includesFacialTransformationMatrixes: matrices)
+      report.encodingOptions(outputs)
     ).description
   }
 
@@ -36,16 +36,23 @@ import VisageTestSupport
     #expect(try Self.line(["detect"]) == Self.expected(detector.detect(image: Self.image)))
   }
 
-  @Test(arguments: [(false, false), (true, false), (true, true)])
-  func landmarkLines(blendshapes: Bool, matrices: Bool) throws {
+  @Test(arguments: [
+    LandmarkerOutputs(), LandmarkerOutputs(blendshapes: true), LandmarkerOutputs(blendshapes: true, matrices: true),
+    LandmarkerOutputs(headPoses: true), LandmarkerOutputs(blendshapes: true, matrices: true, headPoses: true),
+  ])
+  func landmarkLines(outputs: LandmarkerOutputs) throws {
     let options = FaceLandmarkerOptions(
       baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task"))
-    options.outputFaceBlendshapes = blendshapes
-    options.outputFacialTransformationMatrixes = matrices
+    options.outputFaceBlendshapes = outputs.blendshapes
+    options.outputFacialTransformationMatrixes = outputs.matrices
+    options.outputFaceHeadPoses = outputs.headPoses
     let result = try FaceLandmarker(options: options).detect(image: Self.image)
-    let flags = (blendshapes ? ["--blendshapes"] : []) + (matrices ? ["--transformation-matrices"] : [])
-    #expect(
-      try Self.line(["landmark"] + flags) == Self.expected(result, blendshapes: blendshapes, matrices: matrices))
+    #expect(result.faceHeadPoses.count == (outputs.headPoses ? 1 : 0))
+    #expect(result.facialTransformationMatrixes.count == (outputs.matrices ? 1 : 0))
+    let flags =
+      (outputs.blendshapes ? ["--blendshapes"] : []) + (outputs.matrices ? ["--transformation-matrices"] : [])
+      + (outputs.headPoses ? ["--head-pose"] : [])
+    #expect(try Self.line(["landmark"] + flags) == Self.expected(result, outputs: outputs))
   }
 
   @Test func analyzeLines() throws {

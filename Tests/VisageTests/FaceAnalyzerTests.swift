@@ -153,6 +153,56 @@ import VisageTestSupport
     #expect(abs(eye.x - eye0.x) < 2 && abs(eye.y - eye0.y) < 2)
   }
 
+  /// The landmarker's `faceHeadPoses` are the analyzer's angles for the same faces, in the
+  /// upright picture whatever the stored orientation.
+  @Test func landmarkerHeadPosesAreTheAnalyzersAngles() throws {
+    let upright = try Self.image("images/astronaut.png")
+    let turned = try MPImage(
+      width: upright.height, height: upright.width, rgb: Self.quarterTurnCounterClockwise(upright), orientation: .right)
+    let landmarkerOptions = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath))
+    landmarkerOptions.outputFaceHeadPoses = true
+    let landmarker = try FaceLandmarker(options: landmarkerOptions)
+    let analyzer = try FaceAnalyzer(options: Self.options())
+    for image in [upright, turned, try Self.image("analysis/neutral.jpg")] {
+      let result = try landmarker.detect(image: image)
+      #expect(result.facialTransformationMatrixes.isEmpty, "matrices were not asked for")
+      let poses = result.faceHeadPoses.compactMap { $0 }
+      #expect(poses.count == 1)
+      let pose = try #require(poses.first)
+      let face = try #require(try analyzer.analyze(image: image).first)
+      #expect(
+        pose == HeadEulerAngles(x: face.headEulerAngleX, y: face.headEulerAngleY, z: face.headEulerAngleZ),
+        "\(pose) vs \(face)")
+    }
+  }
+
+  /// `analyzeInDetail` gives `analyze`'s faces with the detector's box and score and the
+  /// landmark model's presence, in the upright picture as the faces are.
+  @Test func detailsCarryTheDetectionAndThePresence() throws {
+    let upright = try Self.image("images/astronaut.png")
+    let turned = try MPImage(
+      width: upright.height, height: upright.width, rgb: Self.quarterTurnCounterClockwise(upright), orientation: .right)
+    let analyzer = try FaceAnalyzer(options: Self.options())
+    var boxes: [CGRect] = []
+    for image in [upright, turned] {
+      let detail = try #require(try analyzer.analyzeInDetail(image: image).first)
+      #expect(try detail.face == #require(try analyzer.analyze(image: image).first))
+      #expect(detail.mesh.count == 478 && detail.meshDepths.count == 478)
+      let box = try #require(detail.detectionFrame)
+      let score = try #require(detail.detectionConfidence)
+      #expect(score > 0.5 && score <= 1 && detail.presenceConfidence > 0.5 && detail.presenceConfidence <= 1)
+      // The detector's box sits on the face the mesh outlines.
+      let overlap = box.intersection(detail.face.frame)
+      #expect(overlap.width * overlap.height > 0.5 * box.width * box.height, "\(box) vs \(detail.face.frame)")
+      boxes.append(box)
+    }
+    // The detector sees the turned pixels differently (its letterbox differs) by a few pixels.
+    let slack = 0.05 * boxes[0].width
+    #expect(
+      abs(boxes[0].minX - boxes[1].minX) < slack && abs(boxes[0].minY - boxes[1].minY) < slack
+        && abs(boxes[0].width - boxes[1].width) < slack, "\(boxes)")
+  }
+
   // MARK: Classification
 
   @Test func smilingIsHighOnASmileAndLowOnANeutralFace() throws {

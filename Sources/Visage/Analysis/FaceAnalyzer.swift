@@ -23,7 +23,7 @@ public final class FaceAnalyzer: @unchecked Sendable {
   private let settings: FaceAnalyzerOptions
 
   private let analysis: FaceAnalysis
-  private let runner: TaskRunner<[Face]>
+  private let runner: TaskRunner<[AnalyzedFace]>
 
   /// Creates an analyzer; throws `VisionTaskError` for bad options or unusable models.
   public init(options: FaceAnalyzerOptions) throws {
@@ -43,14 +43,21 @@ public final class FaceAnalyzer: @unchecked Sendable {
   /// Analyzes a still image. Needs running mode `.image`. With tracking enabled, IDs carry
   /// over from the previous call's faces, as ML Kit's do.
   public func analyze(image: MPImage) throws -> [Face] {
-    try runner.image(image, method: "analyze(image:)")
+    try runner.image(image, method: "analyze(image:)").map(\.face)
+  }
+
+  /// Visage: `analyze(image:)`'s faces, each with the mesh it was computed from and the
+  /// scores that admitted it (for answers in other vocabularies, such as Cloud Vision's).
+  public func analyzeInDetail(image: MPImage) throws -> [AnalyzedFace] {
+    try runner.image(image, method: "analyzeInDetail(image:)")
   }
 
   /// Analyzes one frame of a video, following faces from the previous frame. Needs running
   /// mode `.video`; timestamps must increase from call to call.
   public func analyze(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> [Face] {
     try runner.videoFrame(
-      image, timestamp: timestampInMilliseconds, method: "analyze(videoFrame:timestampInMilliseconds:)")
+      image, timestamp: timestampInMilliseconds, method: "analyze(videoFrame:timestampInMilliseconds:)"
+    ).map(\.face)
   }
 
   /// Forgets followed faces, tracking IDs in use and the last timestamp, so the next frame may
@@ -84,10 +91,10 @@ final class FaceAnalysis {
   /// faces are used, not the landmarker's public result, because each carries its own matrix
   /// (the public result drops the matrix of a face the geometry stage skips, shifting the
   /// others).
-  func process(_ image: MPImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
+  func process(_ image: MPImage, timestamp: Int?) throws(VisionTaskError) -> [AnalyzedFace] {
     let found = try pipeline.process(image, timestamp: timestamp)
     let view = UprightView(image)
-    var faces: [Face] = []
+    var faces: [AnalyzedFace] = []
     for found in found {
       let mesh = found.landmarks.map(view.point)
       // MediaPipe's z is on the scale of x, which is normalized by the stored width.
@@ -106,10 +113,14 @@ final class FaceAnalysis {
           p.smiling, p.leftEyeOpen, p.rightEyeOpen
         )
       }
-      faces.append(face)
+      faces.append(
+        AnalyzedFace(
+          face: face, mesh: mesh, meshDepths: depths,
+          detectionFrame: found.detection.map { view.frame($0) }, detectionConfidence: found.detection?.score,
+          presenceConfidence: found.presence))
     }
     if options.isTrackingEnabled {
-      for (i, id) in tracker.assign(faces.map(\.frame)).enumerated() { faces[i].trackingID = id }
+      for (i, id) in tracker.assign(faces.map(\.face.frame)).enumerated() { faces[i].face.trackingID = id }
     }
     return faces
   }
@@ -119,6 +130,38 @@ final class FaceAnalysis {
     let ys = points.map(\.y)
     let (x0, x1, y0, y1) = (xs.min() ?? 0, xs.max() ?? 0, ys.min() ?? 0, ys.max() ?? 0)
     return CGRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+  }
+}
+
+/// Visage: one face of `FaceAnalyzer.analyzeInDetail(image:)`: ML Kit's face, and what it was
+/// computed from, in pixels of the upright picture as the face's positions are.
+public struct AnalyzedFace: Sendable, Equatable {
+  /// The face as `analyze(image:)` gives it.
+  public var face: Face
+  /// The 478 points of the face mesh (468, then the irises: MediaPipe's order).
+  public var mesh: [CGPoint]
+  /// Each mesh point's depth, as `FaceLandmark.depth`: on the scale of x, smaller nearer the
+  /// camera.
+  public var meshDepths: [CGFloat]
+  /// The face detector's box, from which the mesh's region was made; nil for a face followed
+  /// from the previous frame, which no detection found.
+  public var detectionFrame: CGRect?
+  /// The face detector's score for that box, in 0...1; nil as `detectionFrame` is.
+  public var detectionConfidence: Float?
+  /// The landmark model's face presence, in 0...1, which admitted the face.
+  public var presenceConfidence: Float
+
+  /// Creates a face with its evidence.
+  public init(
+    face: Face, mesh: [CGPoint], meshDepths: [CGFloat], detectionFrame: CGRect?, detectionConfidence: Float?,
+    presenceConfidence: Float
+  ) {
+    self.face = face
+    self.mesh = mesh
+    self.meshDepths = meshDepths
+    self.detectionFrame = detectionFrame
+    self.detectionConfidence = detectionConfidence
+    self.presenceConfidence = presenceConfidence
   }
 }
 
@@ -144,6 +187,13 @@ struct UprightView {
 
   /// The upright picture's width in pixels.
   var width: Int { Int(quarterTurns % 2 == 1 ? storedHeight : storedWidth) }
+
+  /// A detection's box (normalized to the stored image) in pixels of the upright picture.
+  func frame(_ detection: RawDetection) -> CGRect {
+    let a = point(SIMD3(detection.xmin, detection.ymin, 0))
+    let b = point(SIMD3(detection.xmin + detection.width, detection.ymin + detection.height, 0))
+    return CGRect(x: min(a.x, b.x), y: min(a.y, b.y), width: abs(b.x - a.x), height: abs(b.y - a.y))
+  }
 
   /// A landmark (normalized to the stored image) in pixels of the upright picture.
   func point(_ landmark: SIMD3<Float>) -> CGPoint {

@@ -1,5 +1,25 @@
 import Foundation
 
+/// A face's head pose as ML Kit gives it (`headEulerAngleX/Y/Z`), in degrees, in the upright
+/// picture: `x` pitch, positive when the face looks up; `y` yaw, positive when the nose
+/// points to the image's right; `z` roll, positive when the face is rotated
+/// counter-clockwise in the image.
+public struct HeadEulerAngles: Sendable, Equatable, Hashable {
+  /// Pitch in degrees.
+  public var x: Float
+  /// Yaw in degrees.
+  public var y: Float
+  /// Roll in degrees.
+  public var z: Float
+
+  /// Creates angles.
+  public init(x: Float, y: Float, z: Float) {
+    self.x = x
+    self.y = y
+    self.z = z
+  }
+}
+
 /// ML Kit's head Euler angles from MediaPipe's facial transformation matrix.
 ///
 /// The matrix maps the canonical face (x toward the subject's left, y up, z out of the face)
@@ -27,12 +47,12 @@ enum HeadPose {
   static let lineOfSightCorrection = 0.3
 
   /// The angles in degrees: X pitch, Y yaw, Z roll, with ML Kit's signs.
-  static func eulerAngles(_ matrix: Matrix4x4, quarterTurns: Int) -> (x: Float, y: Float, z: Float) {
+  static func eulerAngles(_ matrix: Matrix4x4, quarterTurns: Int) -> HeadEulerAngles {
     // Rows of the 3×3 rotation, columns normalized (the fit may carry a scale).
     var r = (0..<3).map { row in SIMD3<Double>((0..<3).map { Double(matrix[row, $0]) }) }
     for column in 0..<3 {
       let norm = (r[0][column] * r[0][column] + r[1][column] * r[1][column] + r[2][column] * r[2][column]).squareRoot()
-      guard norm > 0 else { return (0, 0, 0) }
+      guard norm > 0 else { return HeadEulerAngles(x: 0, y: 0, z: 0) }
       for row in 0..<3 { r[row][column] /= norm }
     }
     var t = SIMD3<Double>(Double(matrix[0, 3]), Double(matrix[1, 3]), Double(matrix[2, 3]))
@@ -67,7 +87,7 @@ enum HeadPose {
     let x = asin(min(1, max(-1, r[1][2]))) * degrees
     let y = atan2(r[0][2], r[2][2]) * degrees
     let z = atan2(r[1][0], r[1][1]) * degrees
-    return (Float(x), Float(y), Float(z))
+    return HeadEulerAngles(x: Float(x), y: Float(y), z: Float(z))
   }
 
   /// The product a · b of two 3×3 matrices given as rows.

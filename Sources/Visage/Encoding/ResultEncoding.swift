@@ -22,16 +22,20 @@ public struct ResultEncodingOptions: Sendable, Equatable {
   public var includesFaceBlendshapes: Bool
   /// Whether a landmarker result writes `facialTransformationMatrixes`.
   public var includesFacialTransformationMatrixes: Bool
+  /// Whether a landmarker result writes `faceHeadPoses` when it has none (Visage's own
+  /// output, so by default written only when present).
+  public var includesFaceHeadPoses: Bool
 
-  /// Creates encoding options; by default every output is written.
+  /// Creates encoding options; by default every output MediaPipe has is written.
   public init(
     imageWidth: Int? = nil, imageHeight: Int? = nil, includesFaceBlendshapes: Bool = true,
-    includesFacialTransformationMatrixes: Bool = true
+    includesFacialTransformationMatrixes: Bool = true, includesFaceHeadPoses: Bool = false
   ) {
     self.imageWidth = imageWidth
     self.imageHeight = imageHeight
     self.includesFaceBlendshapes = includesFaceBlendshapes
     self.includesFacialTransformationMatrixes = includesFacialTransformationMatrixes
+    self.includesFaceHeadPoses = includesFaceHeadPoses
   }
 
   /// The options an encoder carries, or the defaults.

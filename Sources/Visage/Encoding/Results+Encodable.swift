@@ -99,10 +99,13 @@ extension FaceDetectorResult: Encodable {
 }
 
 extension FaceLandmarkerResult: Encodable {
-  private enum CodingKeys: String, CodingKey { case faceLandmarks, faceBlendshapes, facialTransformationMatrixes }
+  private enum CodingKeys: String, CodingKey {
+    case faceLandmarks, faceBlendshapes, facialTransformationMatrixes, faceHeadPoses
+  }
 
   /// Writes `faceLandmarks`, then `faceBlendshapes` and `facialTransformationMatrixes` unless
-  /// the encoder's `ResultEncodingOptions` leave them out.
+  /// the encoder's `ResultEncodingOptions` leave them out, then `faceHeadPoses` (a face without
+  /// a pose as null) when there are any or the options ask for them.
   public func encode(to encoder: any Encoder) throws {
     let options = ResultEncodingOptions.of(encoder)
     var c = encoder.container(keyedBy: CodingKeys.self)
@@ -111,6 +114,21 @@ extension FaceLandmarkerResult: Encodable {
     if options.includesFacialTransformationMatrixes {
       try c.encode(facialTransformationMatrixes, forKey: .facialTransformationMatrixes)
     }
+    if options.includesFaceHeadPoses || !faceHeadPoses.isEmpty {
+      try c.encode(faceHeadPoses, forKey: .faceHeadPoses)
+    }
+  }
+}
+
+extension HeadEulerAngles: Encodable {
+  private enum CodingKeys: String, CodingKey { case x, y, z }
+
+  /// Writes `x`, `y` and `z`, in degrees.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(x, forKey: .x)
+    try c.encode(y, forKey: .y)
+    try c.encode(z, forKey: .z)
   }
 }
 

@@ -21,7 +21,14 @@ public final class FaceLandmarker: @unchecked Sendable {
 
   /// The stages and their tracking state; only `runner`'s calls touch it, under its lock.
   private let pipeline: LandmarkerPipeline
-  private let runner: TaskRunner<[LandmarkerPipeline.Face]>
+  private let runner: TaskRunner<[Output]>
+
+  /// One face as the pipeline gave it, with its head pose when asked for (computed where the
+  /// image's orientation is known).
+  private struct Output {
+    var face: LandmarkerPipeline.Face
+    var headPose: HeadEulerAngles?
+  }
 
   /// Creates an image-mode landmarker with default options for the bundle at `modelPath`.
   public convenience init(modelPath: String) throws {
@@ -37,8 +44,17 @@ public final class FaceLandmarker: @unchecked Sendable {
     settings = options
     let pipeline = try ModelLoader.landmarkerPipeline(for: options)
     self.pipeline = pipeline
+    let posesWanted = options.outputFaceHeadPoses
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
-      try pipeline.process(image, timestamp: timestamp)
+      var faces = try pipeline.process(image, timestamp: timestamp).map { Output(face: $0) }
+      if posesWanted {
+        // In the upright picture, as FaceAnalyzer's angles are.
+        let turns = UprightView(image).quarterTurns
+        for i in faces.indices {
+          faces[i].headPose = faces[i].face.transformationMatrix.map { HeadPose.eulerAngles($0, quarterTurns: turns) }
+        }
+      }
+      return faces
     }
     if options.runningMode == .liveStream {
       runner.startLiveStream(label: "visage.face-landmarker.live-stream", owner: self) {
@@ -50,7 +66,7 @@ public final class FaceLandmarker: @unchecked Sendable {
 
   /// Finds faces in a still image. Needs running mode `.image`.
   public func detect(image: MPImage) throws -> FaceLandmarkerResult {
-    try Self.result(runner.image(image, method: "detect(image:)"), timestamp: nil)
+    try result(runner.image(image, method: "detect(image:)"), timestamp: nil)
   }
 
   /// Finds faces in one frame of a video, following faces from the previous frame. Needs
@@ -58,7 +74,7 @@ public final class FaceLandmarker: @unchecked Sendable {
   public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
     let faces = try runner.videoFrame(
       image, timestamp: timestampInMilliseconds, method: "detect(videoFrame:timestampInMilliseconds:)")
-    return Self.result(faces, timestamp: timestampInMilliseconds)
+    return result(faces, timestamp: timestampInMilliseconds)
   }
 
   /// Hands a live-stream frame over and returns at once; the result goes to the options'
@@ -82,8 +98,9 @@ public final class FaceLandmarker: @unchecked Sendable {
   }
 
   /// The public result for the pipeline's faces.
-  private static func result(_ faces: [LandmarkerPipeline.Face], timestamp: Int?) -> FaceLandmarkerResult {
-    FaceLandmarkerResult(
+  private func result(_ outputs: [Output], timestamp: Int?) -> FaceLandmarkerResult {
+    let faces = outputs.map(\.face)
+    return FaceLandmarkerResult(
       faceLandmarks: faces.map { $0.landmarks.map { NormalizedLandmark(x: $0.x, y: $0.y, z: $0.z) } },
       faceBlendshapes: faces.compactMap(\.blendshapes).map { scores in
         Classifications(
@@ -94,12 +111,15 @@ public final class FaceLandmarker: @unchecked Sendable {
       },
       // Like MediaPipe, a face the geometry stage skips (landmarks too compact) has no
       // matrix, so this list can be shorter than `faceLandmarks`.
-      facialTransformationMatrixes: faces.compactMap(\.transformationMatrix),
+      // The geometry may run for head poses alone.
+      facialTransformationMatrixes: settings.outputFacialTransformationMatrixes
+        ? faces.compactMap(\.transformationMatrix) : [],
+      faceHeadPoses: settings.outputFaceHeadPoses ? outputs.map(\.headPose) : [],
       timestampInMilliseconds: timestamp ?? 0)
   }
 
-  private func deliver(_ outcome: Result<[LandmarkerPipeline.Face], Error>, timestamp: Int) {
-    let value = try? Self.result(outcome.get(), timestamp: timestamp)
+  private func deliver(_ outcome: Result<[Output], Error>, timestamp: Int) {
+    let value = try? result(outcome.get(), timestamp: timestamp)
     let error = outcome.failure
     settings.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
       self, didFinishDetection: value, timestampInMilliseconds: timestamp, error: error)

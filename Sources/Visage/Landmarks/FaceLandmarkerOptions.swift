@@ -48,6 +48,9 @@ public final class FaceLandmarkerOptions {
   public var outputFaceBlendshapes: Bool
   /// Also compute each face's 4×4 transformation matrix.
   public var outputFacialTransformationMatrixes: Bool
+  /// Visage: also give each face's head pose (`FaceLandmarkerResult.faceHeadPoses`), ML Kit's
+  /// Euler angles from the transformation matrix, as `FaceAnalyzer` gives them. Default false.
+  public var outputFaceHeadPoses: Bool
   /// Receives live-stream results (held weakly, as on iOS). Either this or
   /// `liveStreamHandler` must be set in `.liveStream` mode, and neither in the others.
   public weak var faceLandmarkerLiveStreamDelegate: (any FaceLandmarkerLiveStreamDelegate)?
@@ -87,6 +90,7 @@ public final class FaceLandmarkerOptions {
     self.minTrackingConfidence = minTrackingConfidence
     self.outputFaceBlendshapes = outputFaceBlendshapes
     self.outputFacialTransformationMatrixes = outputFacialTransformationMatrixes
+    self.outputFaceHeadPoses = false
     self.landmarkSmoothing = .everyFace
     self.searchesAllScales = false
     self.searchesAnyRotation = false
@@ -103,6 +107,7 @@ public final class FaceLandmarkerOptions {
     copy.faceLandmarkerLiveStreamDelegate = faceLandmarkerLiveStreamDelegate
     copy.liveStreamHandler = liveStreamHandler
     copy.faceDetectorModelAssetPath = faceDetectorModelAssetPath
+    copy.outputFaceHeadPoses = outputFaceHeadPoses
     copy.landmarkSmoothing = landmarkSmoothing
     copy.searchesAllScales = searchesAllScales
     copy.fullRangeDetectorModelAssetPath = fullRangeDetectorModelAssetPath

@@ -53,17 +53,22 @@ public struct FaceLandmarkerResult: Sendable, Equatable {
   /// Each face's pose as a 4×4 matrix from the canonical face model (centimetres) to the
   /// camera, when `outputFacialTransformationMatrixes` is set; else empty.
   public var facialTransformationMatrixes: [Matrix4x4]
+  /// Visage: each face's head pose, when `outputFaceHeadPoses` is set; else empty. Parallel to
+  /// `faceLandmarks`: nil for a face the geometry stage skips (landmarks too compact for a
+  /// pose), which has no matrix either.
+  public var faceHeadPoses: [HeadEulerAngles?]
   /// The frame's timestamp; 0 in image mode.
   public var timestampInMilliseconds: Int
 
   /// Creates a result.
   public init(
     faceLandmarks: [[NormalizedLandmark]], faceBlendshapes: [Classifications],
-    facialTransformationMatrixes: [Matrix4x4], timestampInMilliseconds: Int
+    facialTransformationMatrixes: [Matrix4x4], faceHeadPoses: [HeadEulerAngles?] = [], timestampInMilliseconds: Int
   ) {
     self.faceLandmarks = faceLandmarks
     self.faceBlendshapes = faceBlendshapes
     self.facialTransformationMatrixes = facialTransformationMatrixes
+    self.faceHeadPoses = faceHeadPoses
     self.timestampInMilliseconds = timestampInMilliseconds
   }
 }

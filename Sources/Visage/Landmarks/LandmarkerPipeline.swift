@@ -17,6 +17,10 @@ final class LandmarkerPipeline {
     var blendshapes: [Float]?
     /// Nil when not asked for, or when MediaPipe's geometry stage skips the face.
     var transformationMatrix: Matrix4x4?
+    /// The detection the face was found from; nil for a face followed from the last frame.
+    var detection: RawDetection?
+    /// The landmark model's face presence for the face.
+    var presence: Float
   }
 
   private let detector: FaceSearch
@@ -56,27 +60,31 @@ final class LandmarkerPipeline {
   func process(_ image: MPImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
     let (w, h) = (image.width, image.height)
     let streaming = timestamp != nil
-    var regions: [NormalizedRect]
+    // Each region with the detection it came from (none for a followed face).
+    var regions: [(rect: NormalizedRect, detection: RawDetection?)]
     if streaming && tracking.regions.count >= options.numFaces {
       // Enough faces are tracked: the detector does not run.
-      regions = tracking.regions
+      regions = tracking.regions.map { ($0, nil) }
     } else {
       // Inside the landmarker MediaPipe leaves suppression at its graph default, 0.5.
       let found = try detector.detect(image, minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
-      let detected = found.prefix(options.numFaces).map { FaceRects.region(for: $0, imageWidth: w, imageHeight: h) }
+      let detected = found.prefix(options.numFaces).map {
+        (rect: FaceRects.region(for: $0, imageWidth: w, imageHeight: h), detection: Optional($0))
+      }
       regions =
         streaming
-        ? Self.associate(tracking.regions + detected, threshold: options.minTrackingConfidence) : Array(detected)
+        ? Self.associate(tracking.regions.map { ($0, nil) } + detected, threshold: options.minTrackingConfidence)
+        : Array(detected)
     }
     regions = Array(regions.prefix(options.numFaces))
 
-    var faces: [(landmarks: [SIMD3<Float>], region: NormalizedRect)] = []
+    var faces: [(landmarks: [SIMD3<Float>], region: NormalizedRect, detection: RawDetection?, presence: Float)] = []
     var next: [NormalizedRect] = []
-    for region in regions {
+    for (region, detection) in regions {
       let out = try landmarks.run(image, rect: region)
       // The test is strict, on doubles, as MediaPipe's ThresholdingCalculator does it.
       guard Double(out.presence) > Double(options.minFacePresenceConfidence) else { continue }
-      faces.append((out.landmarks, region))
+      faces.append((out.landmarks, region, detection, out.presence))
       if streaming { next.append(FaceRects.region(forLandmarks: out.landmarks, imageWidth: w, imageHeight: h)) }
     }
     if streaming { tracking.regions = next }
@@ -89,16 +97,19 @@ final class LandmarkerPipeline {
       Face(
         landmarks: points, rawLandmarks: face.landmarks,
         blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil,
-        transformationMatrix: geometry?.transformationMatrix(landmarks: points, imageWidth: w, imageHeight: h))
+        transformationMatrix: geometry?.transformationMatrix(landmarks: points, imageWidth: w, imageHeight: h),
+        detection: face.detection, presence: face.presence)
     }
   }
 
   /// MediaPipe's `AssociationNormRectCalculator`: each region in turn removes the earlier
   /// ones it overlaps by more than `threshold` (axis-aligned IoU), then joins the end.
-  static func associate(_ regions: [NormalizedRect], threshold: Float) -> [NormalizedRect] {
-    var list: [NormalizedRect] = []
+  static func associate<Payload>(_ regions: [(rect: NormalizedRect, detection: Payload)], threshold: Float)
+    -> [(rect: NormalizedRect, detection: Payload)]
+  {
+    var list: [(rect: NormalizedRect, detection: Payload)] = []
     for region in regions {
-      list.removeAll { FaceRects.intersectionOverUnion($0, region) > threshold }
+      list.removeAll { FaceRects.intersectionOverUnion($0.rect, region.rect) > threshold }
       list.append(region)
     }
     return list
