@@ -52,7 +52,9 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
-      ]),
+      ],
+      // The page at `/`: plain HTML, CSS and JS, no build step (docs/server.md, "The page").
+      resources: [.copy("Page")]),
     .executableTarget(
       name: "visage-server",
       dependencies: [

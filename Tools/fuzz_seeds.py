@@ -125,6 +125,11 @@ def requests():
             b'--b\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n' + data + b"\r\n--b--\r\n")
     yield "multipart.req", b'multipart/form-data; boundary="b"\nany-rotation\n' + form
     yield "octet.req", b"\nmin-detection-confidence=0.3&ignore-exif=false\n" + fixtures[-1][1]
+    # Cloud Vision's batch (images:annotate): names and numbers, snake_case, errors per image.
+    yield "annotate.req", (b"application/json\n$alt=json;enum-encoding=int\n"
+                           b'{"requests": [{"image": {"content": "' + encoded + b'"}, "features": [{"type": 1, '
+                           b'"maxResults": "3"}]}, {"image": {"source": {"image_uri": "x"}}, "features": '
+                           b'[{"type": "LABEL_DETECTION"}]}], "imageContext": {"languageHints": ["en"]}}')
 
 
 TARGETS = {

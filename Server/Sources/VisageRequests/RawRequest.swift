@@ -4,9 +4,9 @@ import VisageImageIO
 /// its findings (Tests/Fixtures/fuzz/requests): the first line is the Content-Type, the second
 /// the query string, the rest the body.
 public enum RawRequest {
-  /// Reads the query as each task's options, the body in its form, then sniffs and decodes
-  /// the image within 4 megapixels. Returns what refused it, if anything; a crash here is a
-  /// bug.
+  /// Reads the query as each task's options, the body as a Cloud Vision batch, then the body
+  /// in its form, and sniffs and decodes the image within 4 megapixels. Returns what refused
+  /// the image, if anything; a crash here is a bug.
   @discardableResult
   public static func exercise(_ bytes: [UInt8]) -> RequestError? {
     let lines = bytes.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false)
@@ -20,6 +20,7 @@ public enum RawRequest {
       _ = try? TaskRequest(kind: kind, query: query)
       _ = try? TaskRequest(kind: kind, query: query, live: true, ignored: ["task"])
     }
+    _ = try? CloudVision.items(fromBody: Array(lines[2]))
     do {
       let body = try ImageBody(body: Array(lines[2]), contentType: contentType.isEmpty ? nil : contentType)
       _ = try decodeImage(body.bytes, ignoresExif: false, limits: ImageLimits(maximumPixels: 1 << 22))

@@ -45,11 +45,9 @@ public final class ServedTask: @unchecked Sendable {
       let landmarker = try Self.library {
         try FaceLandmarker(options: request.landmarkerOptions(models: models, handler: nil))
       }
-      let outputs = (request.flag("blendshapes"), request.flag("transformation-matrices"))
+      let outputs = request.landmarkerOutputs
       respond = { decoded, source in
-        try report(
-          decoded, source: source, result: try landmarker.detect(image: decoded.image), blendshapes: outputs.0,
-          matrices: outputs.1)
+        try report(decoded, source: source, result: try landmarker.detect(image: decoded.image), outputs: outputs)
       }
     case .analyze:
       let analyzer = try Self.library {
@@ -95,23 +93,22 @@ public struct PictureFacts: Sendable {
 /// The JSON object for one image's result, as the command line writes its line.
 public func report(
   _ decoded: DecodedImage, source: String, result: some Encodable, timestampMs: Int? = nil, dropped: Bool = false,
-  blendshapes: Bool = true, matrices: Bool = true
+  outputs: LandmarkerOutputs = LandmarkerOutputs()
 ) throws -> JSONValue {
   try report(
     PictureFacts(decoded), source: source, result: result, timestampMs: timestampMs, dropped: dropped,
-    blendshapes: blendshapes, matrices: matrices)
+    outputs: outputs)
 }
 
 /// The JSON object for one picture's result, from its facts.
 public func report(
   _ facts: PictureFacts, source: String, result: some Encodable, timestampMs: Int? = nil, dropped: Bool = false,
-  blendshapes: Bool = true, matrices: Bool = true
+  outputs: LandmarkerOutputs = LandmarkerOutputs()
 ) throws -> JSONValue {
   let report = ImageReport(
     source: source, width: facts.width, height: facts.height, orientation: facts.orientation,
     exifOrientation: facts.exifOrientation, timestampMs: timestampMs, dropped: dropped, result: result)
-  return try report.json(
-    report.encodingOptions(includesFaceBlendshapes: blendshapes, includesFacialTransformationMatrixes: matrices))
+  return try report.json(report.encodingOptions(outputs))
 }
 
 extension TaskRequest {
@@ -150,6 +147,7 @@ extension TaskRequest {
     options.minTrackingConfidence = number("min-tracking-confidence", 0.5)
     options.outputFaceBlendshapes = flag("blendshapes")
     options.outputFacialTransformationMatrixes = flag("transformation-matrices")
+    options.outputFaceHeadPoses = flag("head-pose")
     options.landmarkSmoothing = choice("smoothing", "every-face") == "every-face" ? .everyFace : .mediaPipe
     options.faceDetectorModelAssetPath = range == "full" ? models.fullRange : nil
     options.searchesAllScales = range == "all"
@@ -157,6 +155,12 @@ extension TaskRequest {
     options.searchesAnyRotation = flag("any-rotation")
     options.liveStreamHandler = handler
     return options
+  }
+
+  /// The landmarker's optional outputs asked for, which its responses write.
+  public var landmarkerOutputs: LandmarkerOutputs {
+    LandmarkerOutputs(
+      blendshapes: flag("blendshapes"), matrices: flag("transformation-matrices"), headPoses: flag("head-pose"))
   }
 
   /// The analyzer's options, as `visage analyze` builds them.
@@ -187,7 +191,7 @@ public func decodeImage(_ bytes: [UInt8], ignoresExif: Bool, limits: ImageLimits
       String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
     }
     throw .unsupportedFormat(
-      "the body is not a PNG or JPEG image (it starts with \(head.joined(separator: " "))): send PNG or JPEG")
+      "the image is not a PNG or JPEG file (it starts with \(head.joined(separator: " "))): send PNG or JPEG")
   }
   do {
     // Turned upright as the command line turns its inputs: the task runs on the picture a

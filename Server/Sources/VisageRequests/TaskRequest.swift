@@ -91,6 +91,7 @@ struct OptionSpec {
       table["min-tracking-confidence"] = .fraction
       table["blendshapes"] = .flag
       table["transformation-matrices"] = .flag
+      table["head-pose"] = .flag
       table["smoothing"] = OptionSpec(kind: .choice(["every-face", "mediapipe"]))
     case .analyze:
       table["performance"] = OptionSpec(kind: .choice(["fast", "accurate"]))

@@ -11,6 +11,8 @@ public final class Engine: @unchecked Sendable {
   public let configuration: ServerConfiguration
   public let models: ServerModels
   let metrics: ServerMetrics
+  /// The page at `/`, read at start.
+  let page: PageFiles
   private let pool: WorkPool<TaskCache>
   /// The bundled sample photo, which `/readyz` runs a detection on.
   private let sample: [UInt8]
@@ -28,6 +30,7 @@ public final class Engine: @unchecked Sendable {
     self.configuration = configuration
     self.models = models
     self.metrics = metrics
+    page = try PageFiles.load(directory: configuration.pageDirectory)
     let sample = try [UInt8](Data(contentsOf: URL(fileURLWithPath: models.sampleImage)))
     self.sample = sample
     let caches = try (0..<max(1, configuration.threads)).map { _ in
@@ -40,6 +43,9 @@ public final class Engine: @unchecked Sendable {
     }
     pool = WorkPool(workers: caches, queueDepth: configuration.queueDepth, name: "visage-server.copy")
   }
+
+  /// Where the page at `/` was read from; nil when it was not found.
+  public var pageDirectory: String? { page.directory }
 
   /// The most requests between admission and answer: the copies' and the queue's.
   var capacity: Int { pool.workerCount + pool.queueDepth }
@@ -94,6 +100,35 @@ public final class Engine: @unchecked Sendable {
       let image = try ImageBody(body: body, contentType: contentType)
       return try cache.respond(to: request, body: image, limits: limits)
     }
+  }
+
+  /// Cloud Vision's `images:annotate` for an admitted request: each image on the next free
+  /// copy, side by side, the responses in the requests' order. Throws `RequestError` when the
+  /// request as a whole is not one (each image's own fault is its response's `error`).
+  func annotate(body: [UInt8]) async throws -> JSONValue {
+    let items = try CloudVision.items(fromBody: body)
+    let limits = configuration.imageLimits
+    let metrics = self.metrics
+    let responses = try await withThrowingTaskGroup(of: (Int, JSONValue).self) { group in
+      for (i, item) in items.enumerated() {
+        switch item {
+        case .refused(let status): group.addTask { (i, status.response) }
+        case .image(let bytes, let maxResults):
+          group.addTask { [pool] in
+            let response = try await pool.run(beyondDepth: true) { cache in
+              let start = ContinuousClock.now
+              defer { metrics.modelTime(.analyze, ContinuousClock.now - start) }
+              return try cache.annotate(bytes, maxResults: maxResults, limits: limits)
+            }
+            return (i, response)
+          }
+        }
+      }
+      var responses = [JSONValue](repeating: .null, count: items.count)
+      for try await (i, response) in group { responses[i] = response }
+      return responses
+    }
+    return .object([("responses", .array(responses))])
   }
 
   /// A detection on the bundled photo, through the pool as any admitted request: `/readyz`.

@@ -85,14 +85,11 @@ struct LiveRoute {
     guard let name = query.first(where: { $0.name == "task" })?.value, let kind = FaceTaskKind(rawValue: name) else {
       throw RequestError.badRequest("/v1/live needs task=landmark, detect or analyze")
     }
-    return try TaskRequest(kind: kind, query: query, live: true, ignored: ["task"])
+    return try TaskRequest(kind: kind, query: query, live: true, ignored: ["task", "key"])
   }
 
   static func carriesKey(_ request: Request, _ keys: [[UInt8]]) -> Bool {
-    let bearer = request.headers[.authorization].flatMap { value -> String? in
-      value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)) : nil
-    }
-    guard let given = request.headers[.xAPIKey] ?? bearer else { return false }
+    guard let given = APIKeyMiddleware<BasicRequestContext>.key(of: request) else { return false }
     return APIKeyMiddleware<BasicRequestContext>.matches(Array(given.utf8), keys)
   }
 }

@@ -60,12 +60,12 @@ final class LiveSession: @unchecked Sendable {
       runner = LiveRunner(
         submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) }, wait: detector.waitUntilIdle)
     case .landmark:
-      let outputs = (request.flag("blendshapes"), request.flag("transformation-matrices"))
+      let outputs = request.landmarkerOutputs
       let landmarker = try ServedTask.library {
         try FaceLandmarker(
           options: request.landmarkerOptions(models: models) { result, t, error in
             weak.session?.deliver(t, error: error) {
-              try report($0, source: $1, result: result!, timestampMs: t, blendshapes: outputs.0, matrices: outputs.1)
+              try report($0, source: $1, result: result!, timestampMs: t, outputs: outputs)
             }
           })
       }
@@ -99,12 +99,11 @@ final class LiveSession: @unchecked Sendable {
           dropped: true)
       }
     case .landmark:
-      let outputs = (request.flag("blendshapes"), request.flag("transformation-matrices"))
+      let outputs = request.landmarkerOutputs
       return {
         let empty = FaceLandmarkerResult(
           faceLandmarks: [], faceBlendshapes: [], facialTransformationMatrixes: [], timestampInMilliseconds: $2)
-        return try report(
-          $0, source: $1, result: empty, timestampMs: $2, dropped: true, blendshapes: outputs.0, matrices: outputs.1)
+        return try report($0, source: $1, result: empty, timestampMs: $2, dropped: true, outputs: outputs)
       }
     case .analyze:
       return { try report($0, source: $1, result: FacesResult(faces: []), timestampMs: $2, dropped: true) }

@@ -54,23 +54,32 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
   }
 }
 
-/// Requires one of the configured API keys in `x-api-key` or `Authorization: Bearer`,
-/// compared in constant time; 401 otherwise.
+/// Requires one of the configured API keys in `x-api-key` (or `x-goog-api-key`),
+/// `Authorization: Bearer` or the
+/// `key` query parameter (Google's APIs take it there, and a browser's WebSocket can send
+/// nothing else), compared in constant time; 401 otherwise.
 struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
   let keys: [[UInt8]]
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
     -> Response
   {
-    let bearer = request.headers[.authorization].flatMap { value -> String? in
-      value.lowercased().hasPrefix("bearer ") ? String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil
-    }
-    guard let given = request.headers[.xAPIKey] ?? bearer, Self.matches(Array(given.utf8), keys) else {
+    guard let given = Self.key(of: request), Self.matches(Array(given.utf8), keys) else {
       throw APIError(
-        .unauthorized, "an API key is needed: send it in x-api-key or Authorization: Bearer",
+        .unauthorized, "an API key is needed: send it in x-api-key, Authorization: Bearer or ?key=",
         headers: [.wwwAuthenticate: "Bearer"])
     }
     return try await next(request, context)
+  }
+
+  /// The key a request carries: `x-api-key` (or `x-goog-api-key`, where Google's clients put
+  /// it), else `Authorization: Bearer`, else `?key=`.
+  static func key(of request: Request) -> String? {
+    if let key = request.headers[.xAPIKey] ?? request.headers[.xGoogAPIKey] { return key }
+    if let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") {
+      return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+    return request.uri.queryParameters["key"].map(String.init)
   }
 
   /// Whether `given` equals one of `keys`, taking the same time whichever byte differs: every
@@ -90,4 +99,5 @@ struct APIKeyMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension HTTPField.Name {
   static let xAPIKey = Self("x-api-key")!
+  static let xGoogAPIKey = Self("x-goog-api-key")!
 }

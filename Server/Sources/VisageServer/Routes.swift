@@ -5,7 +5,8 @@ import NIOCore
 import VisageRequests
 import VisageService
 
-/// The HTTP routes (docs/server.md): the three image tasks, health, readiness and metrics.
+/// The HTTP routes (docs/server.md): the three image tasks, Cloud Vision's `images:annotate`,
+/// the page, health, readiness and metrics.
 struct Routes {
   let engine: Engine
 
@@ -21,21 +22,33 @@ struct Routes {
         body: .init(byteBuffer: ByteBuffer(string: metrics.text(inFlight: engine.inFlight, queued: engine.queued))))
     }
     for path in ["/healthz", "/readyz", "/metrics"] { refuseOtherMethods(router, path, allowed: .get) }
+    engine.page.add(to: router)
+    for path in Set(engine.page.files.keys).union(["/"]) { refuseOtherMethods(router, path, allowed: .get) }
 
     var v1 = router.group("/v1")
     if !engine.configuration.apiKeys.isEmpty {
       v1 = v1.add(middleware: APIKeyMiddleware(keys: engine.configuration.apiKeys.map { Array($0.utf8) }))
     }
     for kind in FaceTaskKind.allCases {
-      v1.post("/\(kind.rawValue)") { request, _ in try await answer(kind, request) }
+      v1.post("/\(kind.rawValue)") { request, _ in
+        let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+        let task = try TaskRequest(kind: kind, query: query, ignored: ["key"])
+        return try await answer(request) { bytes in
+          try await engine.respond(to: task, body: bytes, contentType: request.headers[.contentType])
+        }
+      }
       refuseOtherMethods(v1, "/\(kind.rawValue)", allowed: .post, named: "/v1/\(kind.rawValue)")
     }
+    // Cloud Vision's route. Its query (`$alt`, which Google's client sends, and `key`) names
+    // nothing Visage uses, so it is not read.
+    v1.post("/images:annotate") { request, _ in
+      try await answer(request) { bytes in try await engine.annotate(body: bytes) }
+    }
+    refuseOtherMethods(v1, "/images:annotate", allowed: .post, named: "/v1/images:annotate")
   }
 
-  /// One image request: options, admission, body, then the pool.
-  private func answer(_ kind: FaceTaskKind, _ request: Request) async throws -> Response {
-    let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
-    let task = try TaskRequest(kind: kind, query: query)
+  /// One request with a body: admission, the body, then `work` on it (on the pool).
+  private func answer(_ request: Request, _ work: ([UInt8]) async throws -> JSONValue) async throws -> Response {
     let limit = engine.configuration.maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
@@ -44,7 +57,7 @@ struct Routes {
     defer { engine.release() }
     let bytes = try await collectBody(request, limit: limit)
     do {
-      return Response.json(try await engine.respond(to: task, body: bytes, contentType: request.headers[.contentType]))
+      return Response.json(try await work(bytes))
     } catch let error as WorkPoolError {
       throw error == .full ? busy() : APIError(.serviceUnavailable, "the server is shutting down")
     } catch let error as RequestError {

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
   public var drainSeconds = 25
   /// Tasks of distinct options each copy keeps loaded (the least recently used goes first).
   public var tasksPerCopy = 4
+  /// A folder to serve the page at `/` from (read at start) instead of the copy built with
+  /// the server: for working on the page, or a page of one's own.
+  public var pageDirectory: String?
 
   public init() {}
 

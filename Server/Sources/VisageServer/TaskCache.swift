@@ -1,37 +1,70 @@
+import Visage
 import VisageImageIO
 import VisageRequests
 import VisageService
 
-/// One task copy's tasks: one per distinct request (`TaskRequest.cacheKey`), the least
-/// recently used dropped beyond `capacity`, so memory stays bounded whatever options clients
-/// send. Used by its pool thread only.
+/// One task copy's tasks: one per distinct request (`TaskRequest.cacheKey`, or Cloud Vision's
+/// `maxResults`), the least recently used dropped beyond `capacity`, so memory stays bounded
+/// whatever options clients send. Used by its pool thread only.
 final class TaskCache {
   private let models: ServerModels
   private let capacity: Int
-  private var tasks: [(key: String, task: ServedTask)] = []
+  private var tasks: [(key: String, task: AnyObject)] = []
 
   init(models: ServerModels, capacity: Int) {
     self.models = models
     self.capacity = max(1, capacity)
   }
 
-  /// The request's task, made on first use.
-  func task(for request: TaskRequest) throws -> ServedTask {
-    let key = request.cacheKey
-    if let i = tasks.firstIndex(where: { $0.key == key }) {
-      let entry = tasks.remove(at: i)
-      tasks.append(entry)
-      return entry.task
+  /// The task kept under `key`, made by `make` on first use.
+  private func cached<Task: AnyObject>(_ key: String, make: () throws -> Task) throws -> Task {
+    if let i = tasks.firstIndex(where: { $0.key == key }), let task = tasks[i].task as? Task {
+      tasks.append(tasks.remove(at: i))
+      return task
     }
-    let task = try ServedTask(request, models: models)
+    let task = try make()
     if tasks.count >= capacity { tasks.removeFirst() }
     tasks.append((key, task))
     return task
+  }
+
+  /// The request's task, made on first use.
+  func task(for request: TaskRequest) throws -> ServedTask {
+    try cached(request.cacheKey) { try ServedTask(request, models: models) }
   }
 
   /// Decodes and answers one image.
   func respond(to request: TaskRequest, body: ImageBody, limits: ImageLimits) throws -> JSONValue {
     let decoded = try decodeImage(body.bytes, ignoresExif: request.flag("ignore-exif"), limits: limits)
     return try task(for: request).respond(to: decoded, source: body.fileName ?? "image")
+  }
+
+  /// One Cloud Vision image's response: `visage analyze --performance accurate`'s faces, up
+  /// to `maxResults`, or its `error` when the image does not decode or the analysis refuses it.
+  func annotate(_ bytes: [UInt8], maxResults: Int, limits: ImageLimits) throws -> JSONValue {
+    let decoded: DecodedImage
+    do { decoded = try decodeImage(bytes, ignoresExif: false, limits: limits) } catch {
+      return CloudVision.Status(code: 3, message: "Bad image data: \(error.message)").response
+    }
+    // The analyzer's face count caps the faces before its size filter, so it looks at no
+    // fewer than the command line's 10, and the response keeps the first `maxResults`.
+    let faceCount = max(maxResults, CloudVision.defaultMaxResults)
+    let analyzer = try cached("images:annotate \(faceCount)") {
+      let request = try TaskRequest(
+        kind: .analyze,
+        query: [
+          ("performance", "accurate"), ("landmarks", "true"), ("classification", "true"),
+          ("max-faces", "\(faceCount)"),
+        ])
+      return try FaceAnalyzer(options: request.analyzerOptions(models: models, video: false))
+    }
+    do {
+      let faces = try analyzer.analyzeInDetail(image: decoded.image)
+      return CloudVision.response(
+        faces, maxResults: maxResults, width: decoded.image.width, height: decoded.image.height)
+    } catch {
+      // The library refused this image (a search over its bounds, say): the image's fault.
+      return CloudVision.Status(code: 3, message: "\(error)").response
+    }
   }
 }

@@ -53,6 +53,9 @@ struct VisageServerCommand: AsyncParsableCommand {
   @Option(help: "Seconds SIGTERM waits for requests in flight.")
   var drainTimeout = 25
 
+  @Option(help: "Serve the page at / from this folder (read at start) instead of the built-in copy.")
+  var pageDir: String?
+
   func validate() throws {
     func atLeast(_ value: Int, _ minimum: Int, _ flag: String) throws {
       guard value >= minimum else { throw ValidationError("--\(flag) must be at least \(minimum), got \(value)") }
@@ -89,6 +92,12 @@ struct VisageServerCommand: AsyncParsableCommand {
     configuration.idleTimeoutSeconds = idleTimeout
     configuration.bodyTimeoutSeconds = bodyTimeout
     configuration.drainSeconds = drainTimeout
+    if let pageDir {
+      guard FileManager.default.fileExists(atPath: pageDir + "/index.html") else {
+        throw ValidationError("--page-dir \(pageDir) holds no index.html")
+      }
+      configuration.pageDirectory = pageDir
+    }
     if let apiKeyFile {
       guard let text = try? String(contentsOfFile: apiKeyFile, encoding: .utf8) else {
         throw ValidationError("cannot read --api-key-file \(apiKeyFile)")
@@ -105,6 +114,9 @@ struct VisageServerCommand: AsyncParsableCommand {
     logger.notice(
       "\(configuration.threads) task copies loaded and warmed in \(ContinuousClock.now - start); queue depth \(configuration.queueDepth)"
     )
+    if engine.pageDirectory == nil {
+      logger.warning("the page's files were not found: / answers 404 (docs/server.md, \"The page\")")
+    }
     try await runServer(engine: engine, logger: logger)
   }
 }
