@@ -52,7 +52,9 @@ extension MPImage {
       initialized = pixels.count  // every output pixel is written once
     }
     // The size is that of a valid image with its sides swapped at most, so this cannot fail.
-    return try! MPImage(width: outWidth, height: outHeight, rgb: out)
+    var upright = try! MPImage(width: outWidth, height: outHeight, rgb: out)
+    upright.focalLengthInPixels = focalLengthInPixels
+    return upright
   }
 
   /// The same picture with no mirroring: for a mirrored orientation, the stored pixels flipped

@@ -77,6 +77,10 @@ public struct MPImage: Sendable {
   public let pixels: [UInt8]
   /// How the stored pixels are turned; detectors undo it as MediaPipe does.
   public var orientation: Orientation
+  /// Visage: the camera's focal length in pixels, when known (Visage's decoders read it from
+  /// Exif); the same whichever way the picture is turned. A landmarker uses it only when its
+  /// options allow (`FaceLandmarkerOptions.usesImageFocalLength`).
+  public var focalLengthInPixels: Double?
 
   /// The largest width or height accepted: guards against sizes that would overflow or
   /// exhaust memory when a hostile file claims them.

@@ -23,50 +23,31 @@ public enum ExifOrientation {
   /// before a JPEG's scan data, the first `eXIf` chunk of a PNG (whose CRC must be right, as
   /// libpng requires for ancillary chunks).
   public static func read(fromFile bytes: [UInt8]) -> MPImage.Orientation? {
-    let tiff: ArraySlice<UInt8>?
+    exifTIFF(bytes).flatMap(read(fromTIFF:))
+  }
+
+  /// The TIFF structure of a PNG's or JPEG's Exif block, if it has one.
+  static func exifTIFF(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
     switch ImageFormat(sniffing: bytes) {
-    case .jpeg: tiff = jpegExif(bytes)
-    case .png: tiff = pngExif(bytes)
-    case nil: tiff = nil
+    case .jpeg: jpegExif(bytes)
+    case .png: pngExif(bytes)
+    case nil: nil
     }
-    return tiff.flatMap(read(fromTIFF:))
   }
 
   /// The orientation in a TIFF structure (the bytes after `Exif\0\0`, or an `eXIf` chunk's
   /// data), or `nil` when it has none or it cannot be read.
   public static func read(fromTIFF tiff: ArraySlice<UInt8>) -> MPImage.Orientation? {
-    let base = tiff.startIndex
-    let bigEndian: Bool
-    switch (tiff.first, tiff.dropFirst().first) {
-    case (0x49, 0x49): bigEndian = false  // "II"
-    case (0x4D, 0x4D): bigEndian = true  // "MM"
-    default: return nil
-    }
-    // Offsets are relative to the start of the TIFF header; every read is checked here.
-    func integer(at offset: Int, size: Int) -> Int? {
-      guard offset >= 0, size <= tiff.count, offset <= tiff.count - size else { return nil }
-      var value = 0
-      for i in 0..<size {
-        let byte = Int(tiff[base + offset + (bigEndian ? i : size - 1 - i)])
-        value = value << 8 | byte
-      }
-      return value
-    }
-    guard integer(at: 2, size: 2) == 42, let directory = integer(at: 4, size: 4) else { return nil }
-    // IFD0 cannot overlap the 8-byte header; its entry table must be wholly present.
-    guard directory >= 8, let count = integer(at: directory, size: 2), count > 0,
-      directory + 2 + 12 * count <= tiff.count
+    // SHORT (type 3), one value: anything else makes the orientation absent.
+    guard let directory = TIFFDirectory(ifd0Of: tiff), let entry = directory.value(ofTag: 0x0112),
+      let value = entry, isShort(directory, tag: 0x0112)
     else { return nil }
-    for entry in 0..<count {
-      let at = directory + 2 + 12 * entry
-      guard integer(at: at, size: 2) == 0x0112 else { continue }
-      // SHORT (type 3), one value, held in the first two bytes of the value field.
-      guard integer(at: at + 2, size: 2) == 3, integer(at: at + 4, size: 4) == 1,
-        let value = integer(at: at + 8, size: 2)
-      else { return nil }
-      return MPImage.Orientation(exifValue: value)
-    }
-    return nil
+    return MPImage.Orientation(exifValue: value)
+  }
+
+  /// Whether the directory's first entry with `tag` has type SHORT.
+  private static func isShort(_ directory: TIFFDirectory, tag: Int) -> Bool {
+    directory.type(ofTag: tag) == 3
   }
 
   /// The TIFF structure of a JPEG's first `Exif` APP1 segment before its scan data.

@@ -79,6 +79,7 @@ public struct DecodedImage: Sendable {
     storedOrientation = orientation ?? exifOrientation ?? .up
     decoded.orientation = storedOrientation
     image = decoded.removingMirroring()
+    image.focalLengthInPixels = ExifFocalLength.pixels(fromFile: bytes, width: image.width, height: image.height)
   }
 }
 

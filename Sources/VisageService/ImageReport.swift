@@ -59,7 +59,7 @@ public struct ImageReport<Result: Encodable>: Encodable {
   public func encodingOptions(_ outputs: LandmarkerOutputs = LandmarkerOutputs()) -> ResultEncodingOptions {
     ResultEncodingOptions(
       imageWidth: width, imageHeight: height, includesFaceBlendshapes: outputs.blendshapes,
-      includesFacialTransformationMatrixes: outputs.matrices, includesFaceHeadPoses: outputs.headPoses)
+      includesFacialTransformationMatrixes: outputs.matrices, includedExtraOutputs: outputs.extras)
   }
 
   /// The report as one JSON value, its result encoded with `options`.
@@ -90,16 +90,29 @@ public struct FailureReport: Encodable {
 }
 
 /// Which of a landmarker's optional outputs were asked for (`--blendshapes`,
-/// `--transformation-matrices`, `--head-pose`): each one asked for is written, even when no
-/// face has it, and the others are left out. Other results ignore it.
+/// `--transformation-matrices`, `--head-pose`, …): each one asked for is written, even when
+/// no face has it, and the others are left out. Other results ignore it.
 public struct LandmarkerOutputs: Sendable, Equatable {
   public var blendshapes: Bool
   public var matrices: Bool
-  public var headPoses: Bool
+  /// Visage's own outputs.
+  public var extras: Set<LandmarkerExtraOutput>
 
-  public init(blendshapes: Bool = false, matrices: Bool = false, headPoses: Bool = false) {
+  public init(blendshapes: Bool = false, matrices: Bool = false, extras: Set<LandmarkerExtraOutput> = []) {
     self.blendshapes = blendshapes
     self.matrices = matrices
-    self.headPoses = headPoses
+    self.extras = extras
+  }
+
+  /// The options' optional outputs.
+  public init(_ options: FaceLandmarkerOptions) {
+    var extras: Set<LandmarkerExtraOutput> = []
+    if options.outputFaceHeadPoses { extras.insert(.faceHeadPoses) }
+    if options.outputFaceMetricLandmarks { extras.insert(.faceMetricLandmarks) }
+    if options.outputFaceIrisDistances { extras.insert(.faceIrisDistances) }
+    if options.isTrackingEnabled { extras.insert(.faceTrackingIds) }
+    if options.outputFaceScores { extras.insert(.faceScores) }
+    self.init(
+      blendshapes: options.outputFaceBlendshapes, matrices: options.outputFacialTransformationMatrixes, extras: extras)
   }
 }

@@ -48,6 +48,12 @@ struct Detect: ParsableCommand {
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
+  @Flag(help: "Add each face's tracking ID, kept while the face stays in view from input to input.")
+  var tracking = false
+
+  /// The optional outputs asked for, which each line writes.
+  private var outputs: LandmarkerOutputs { LandmarkerOutputs(extras: tracking ? [.faceTrackingIds] : []) }
+
   @Flag(
     help:
       "For each input, print where a --range all or --any-rotation search's time went, as one JSON line on standard error (image and video mode)."
@@ -76,6 +82,7 @@ struct Detect: ParsableCommand {
     options.searchesAnyRotation = anyRotation
     options.minFacePresenceConfidence = minFacePresenceConfidence
     options.landmarksModelAssetPath = landmarksPath
+    options.isTrackingEnabled = tracking
     options.liveStreamHandler = liveStreamHandler
     return options
   }
@@ -88,9 +95,9 @@ struct Detect: ParsableCommand {
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
     var detector: FaceDetector?
-    // One task when its search profile is reported after each input (copies would each have
-    // their own), else as `--threads` asks.
-    let copies = profileSearch ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
+    // One task when its search profile is reported after each input or faces are numbered
+    // from input to input (copies would each have their own), else as `--threads` asks.
+    let copies = profileSearch || tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
     // A wider search of a large photo takes seconds: on a terminal, say how far it has got
     // (one task's: copies, which share a batch, show none).
     let progressLine = (range == .all || anyRotation) && copies <= 1 ? SearchProgressLine.forTerminal() : nil
@@ -119,7 +126,7 @@ struct Detect: ParsableCommand {
     } droppedLine: { frame, image, t in
       try resultLine(
         FaceDetectorResult(detections: [], timestampInMilliseconds: t), frame: frame, image: image, timestampMs: t,
-        dropped: true)
+        dropped: true, outputs: outputs)
     }
     try reporter.finish()
   }
@@ -134,7 +141,8 @@ struct Detect: ParsableCommand {
     }
     reporter.emit(
       try resultLine(
-        result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds),
+        result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds,
+        outputs: outputs),
       text: "\(frame.label): \(faceCount(result.detections.count))"
         + result.detections.enumerated().map { i, d in
           let b = d.boundingBox

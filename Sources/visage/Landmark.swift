@@ -56,16 +56,40 @@ struct Landmark: ParsableCommand {
   @Flag(help: "Add each face's head pose: ML Kit's Euler angles in degrees, as analyze gives them.")
   var headPose = false
 
+  @Flag(help: "Add each face's metric mesh: MediaPipe's FaceGeometry.mesh, 468 points in centimetres.")
+  var metricMesh = false
+
+  @Flag(help: "Add each eye's distance from the camera in millimetres, from its iris's size.")
+  var irisDistance = false
+
+  @Flag(help: "Add each face's tracking ID, kept while the face stays in view from input to input.")
+  var tracking = false
+
+  @Flag(help: "Add the detection score and face presence that admitted each face.")
+  var scores = false
+
+  @Option(help: "The camera's vertical field of view in degrees, which matrices, poses, meshes and distances assume.")
+  var cameraFov: Float = 63
+
+  @Flag(help: "Take the camera's focal length from each image's Exif (FocalLengthIn35mmFilm) when it has one.")
+  var cameraFromExif = false
+
   /// The optional outputs asked for, which each line writes.
   private var outputs: LandmarkerOutputs {
-    LandmarkerOutputs(blendshapes: blendshapes, matrices: transformationMatrices, headPoses: headPose)
+    LandmarkerOutputs(options(bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: nil))
   }
 
   @Option(
     help:
-      "Landmark smoothing in video: every-face (each tracked face its own filter) or mediapipe (only when --num-faces is 1, as MediaPipe does)."
+      "Landmark smoothing in video: every-face (each tracked face its own filter), mediapipe (only when --num-faces is 1, as MediaPipe does) or off."
   )
   var smoothing: SmoothingChoice = .everyFace
+
+  @Option(help: "The smoothing filter's cutoff at rest in hertz (MediaPipe's 0.05): lower smooths a still face more.")
+  var smoothingMinCutoff: Float = LandmarkFilterParameters.mediaPipe.minCutoff
+
+  @Option(help: "The smoothing filter's beta (MediaPipe's 80): higher follows a moving face with less lag.")
+  var smoothingBeta: Float = LandmarkFilterParameters.mediaPipe.beta
 
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
@@ -94,7 +118,15 @@ struct Landmark: ParsableCommand {
     options.outputFaceBlendshapes = blendshapes
     options.outputFacialTransformationMatrixes = transformationMatrices
     options.outputFaceHeadPoses = headPose
+    options.outputFaceMetricLandmarks = metricMesh
+    options.outputFaceIrisDistances = irisDistance
+    options.isTrackingEnabled = tracking
+    options.outputFaceScores = scores
+    options.cameraVerticalFieldOfView = cameraFov
+    options.usesImageFocalLength = cameraFromExif
     options.landmarkSmoothing = smoothing.value
+    options.landmarkFilter.minCutoff = smoothingMinCutoff
+    options.landmarkFilter.beta = smoothingBeta
     options.faceDetectorModelAssetPath = detectorPath
     options.searchesAllScales = detectorRange == .all
     options.fullRangeDetectorModelAssetPath = fullRangePath
@@ -110,7 +142,8 @@ struct Landmark: ParsableCommand {
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
-      sideBySide: io.sideBySide(runningMode, allScales: detectorRange == .all, frames: frames),
+      // Numbered faces need one task, which sees every input in order.
+      sideBySide: tracking ? 0 : io.sideBySide(runningMode, allScales: detectorRange == .all, frames: frames),
       taskName: "landmarker"
     ) {
       handler, threads in
@@ -168,6 +201,13 @@ struct Landmark: ParsableCommand {
 enum SmoothingChoice: String, ExpressibleByArgument, CaseIterable {
   case everyFace = "every-face"
   case mediapipe
+  case off
 
-  var value: LandmarkSmoothing { self == .everyFace ? .everyFace : .mediaPipe }
+  var value: LandmarkSmoothing {
+    switch self {
+    case .everyFace: .everyFace
+    case .mediapipe: .mediaPipe
+    case .off: .off
+    }
+  }
 }

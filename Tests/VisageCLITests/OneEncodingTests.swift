@@ -34,24 +34,42 @@ import VisageTestSupport
       options: FaceDetectorOptions(
         baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task")))
     #expect(try Self.line(["detect"]) == Self.expected(detector.detect(image: Self.image)))
+    let options = FaceDetectorOptions(
+      baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task"))
+    options.isTrackingEnabled = true
+    let tracked = try FaceDetector(options: options).detect(image: Self.image)
+    #expect(tracked.faceTrackingIds == [1])
+    #expect(
+      try Self.line(["detect", "--tracking"])
+        == Self.expected(tracked, outputs: LandmarkerOutputs(extras: [.faceTrackingIds])))
   }
 
   @Test(arguments: [
     LandmarkerOutputs(), LandmarkerOutputs(blendshapes: true), LandmarkerOutputs(blendshapes: true, matrices: true),
-    LandmarkerOutputs(headPoses: true), LandmarkerOutputs(blendshapes: true, matrices: true, headPoses: true),
+    LandmarkerOutputs(extras: [.faceHeadPoses]),
+    LandmarkerOutputs(blendshapes: true, matrices: true, extras: Set(LandmarkerExtraOutput.allCases)),
   ])
   func landmarkLines(outputs: LandmarkerOutputs) throws {
     let options = FaceLandmarkerOptions(
       baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task"))
     options.outputFaceBlendshapes = outputs.blendshapes
     options.outputFacialTransformationMatrixes = outputs.matrices
-    options.outputFaceHeadPoses = outputs.headPoses
+    let extras = outputs.extras
+    options.outputFaceHeadPoses = extras.contains(.faceHeadPoses)
+    options.outputFaceMetricLandmarks = extras.contains(.faceMetricLandmarks)
+    options.outputFaceIrisDistances = extras.contains(.faceIrisDistances)
+    options.isTrackingEnabled = extras.contains(.faceTrackingIds)
+    options.outputFaceScores = extras.contains(.faceScores)
     let result = try FaceLandmarker(options: options).detect(image: Self.image)
-    #expect(result.faceHeadPoses.count == (outputs.headPoses ? 1 : 0))
+    #expect(result.faceHeadPoses.count == (extras.contains(.faceHeadPoses) ? 1 : 0))
+    #expect(result.faceMetricLandmarks.count == (extras.contains(.faceMetricLandmarks) ? 1 : 0))
     #expect(result.facialTransformationMatrixes.count == (outputs.matrices ? 1 : 0))
-    let flags =
+    let flags: [String] =
       (outputs.blendshapes ? ["--blendshapes"] : []) + (outputs.matrices ? ["--transformation-matrices"] : [])
-      + (outputs.headPoses ? ["--head-pose"] : [])
+      + (extras.contains(.faceHeadPoses) ? ["--head-pose"] : [])
+      + (extras.contains(.faceMetricLandmarks) ? ["--metric-mesh"] : [])
+      + (extras.contains(.faceIrisDistances) ? ["--iris-distance"] : [])
+      + (extras.contains(.faceTrackingIds) ? ["--tracking"] : []) + (extras.contains(.faceScores) ? ["--scores"] : [])
     #expect(try Self.line(["landmark"] + flags) == Self.expected(result, outputs: outputs))
   }
 

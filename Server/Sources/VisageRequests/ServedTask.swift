@@ -148,7 +148,18 @@ extension TaskRequest {
     options.outputFaceBlendshapes = flag("blendshapes")
     options.outputFacialTransformationMatrixes = flag("transformation-matrices")
     options.outputFaceHeadPoses = flag("head-pose")
-    options.landmarkSmoothing = choice("smoothing", "every-face") == "every-face" ? .everyFace : .mediaPipe
+    options.outputFaceMetricLandmarks = flag("metric-mesh")
+    options.outputFaceIrisDistances = flag("iris-distance")
+    options.outputFaceScores = flag("scores")
+    options.isTrackingEnabled = flag("tracking")
+    options.cameraVerticalFieldOfView = number("camera-fov", 63)
+    options.usesImageFocalLength = flag("camera-from-exif")
+    options.landmarkSmoothing =
+      switch choice("smoothing", "every-face") {
+      case "mediapipe": .mediaPipe
+      case "off": .off
+      default: .everyFace
+      }
     options.faceDetectorModelAssetPath = range == "full" ? models.fullRange : nil
     options.searchesAllScales = range == "all"
     options.fullRangeDetectorModelAssetPath = range == "all" ? models.fullRange : nil
@@ -159,8 +170,7 @@ extension TaskRequest {
 
   /// The landmarker's optional outputs asked for, which its responses write.
   public var landmarkerOutputs: LandmarkerOutputs {
-    LandmarkerOutputs(
-      blendshapes: flag("blendshapes"), matrices: flag("transformation-matrices"), headPoses: flag("head-pose"))
+    LandmarkerOutputs(landmarkerOptions(models: ServerModels(bundle: "", fullRange: "", sampleImage: ""), handler: nil))
   }
 
   /// The analyzer's options, as `visage analyze` builds them.

@@ -61,6 +61,8 @@ struct OptionSpec {
     case flag
     /// A number in 0...1.
     case fraction
+    /// An angle in degrees, strictly between 0 and 180.
+    case fieldOfView
     /// A whole number in the range.
     case count(ClosedRange<Int>)
     case choice([String])
@@ -91,8 +93,10 @@ struct OptionSpec {
       table["min-tracking-confidence"] = .fraction
       table["blendshapes"] = .flag
       table["transformation-matrices"] = .flag
-      table["head-pose"] = .flag
-      table["smoothing"] = OptionSpec(kind: .choice(["every-face", "mediapipe"]))
+      for name in ["head-pose", "metric-mesh", "iris-distance", "scores", "camera-from-exif"] { table[name] = .flag }
+      table["camera-fov"] = OptionSpec(kind: .fieldOfView)
+      table["smoothing"] = OptionSpec(kind: .choice(["every-face", "mediapipe", "off"]))
+      if live { table["tracking"] = .flag }
     case .analyze:
       table["performance"] = OptionSpec(kind: .choice(["fast", "accurate"]))
       table["landmarks"] = .flag
@@ -125,10 +129,13 @@ struct OptionSpec {
     case .fraction:
       // Checked as a decimal before it becomes a Float, which would round 1.0000000000000002
       // down to 1; hexadecimal and a leading + are refused.
-      guard let number = Double(value), number.isFinite, (0...1).contains(number), !value.hasPrefix("+"),
-        value.allSatisfy({ $0.isASCII && ($0.isNumber || ".eE+-".contains($0)) })
-      else {
+      guard let number = Self.decimal(value), (0...1).contains(number) else {
         throw .badRequest("option `\(name)` takes a number in 0...1, got '\(value)'")
+      }
+      return "\(Float(number))"
+    case .fieldOfView:
+      guard let number = Self.decimal(value), number > 0, number < 180, Float(number) < 180 else {
+        throw .badRequest("option `\(name)` takes degrees between 0 and 180 (exclusive), got '\(value)'")
       }
       return "\(Float(number))"
     case .count(let range):
@@ -143,5 +150,13 @@ struct OptionSpec {
       }
       return value
     }
+  }
+
+  /// A plain finite decimal (no hexadecimal, no leading +).
+  private static func decimal(_ value: String) -> Double? {
+    guard let number = Double(value), number.isFinite, !value.hasPrefix("+"),
+      value.allSatisfy({ $0.isASCII && ($0.isNumber || ".eE+-".contains($0)) })
+    else { return nil }
+    return number
   }
 }

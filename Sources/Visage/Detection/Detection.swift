@@ -123,12 +123,15 @@ public enum FaceKeypoint: Int, Sendable, CaseIterable {
 public struct FaceDetectorResult: Sendable, Equatable {
   /// The faces, best score first (the order of non-maximum suppression).
   public var detections: [Detection]
+  /// Visage: each detection's tracking ID, when `isTrackingEnabled` is set; else empty.
+  public var faceTrackingIds: [Int]
   /// The timestamp of the frame; 0 in image mode.
   public var timestampInMilliseconds: Int
 
   /// Creates a result.
-  public init(detections: [Detection], timestampInMilliseconds: Int) {
+  public init(detections: [Detection], faceTrackingIds: [Int] = [], timestampInMilliseconds: Int) {
     self.detections = detections
+    self.faceTrackingIds = faceTrackingIds
     self.timestampInMilliseconds = timestampInMilliseconds
   }
 }

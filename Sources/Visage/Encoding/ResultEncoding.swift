@@ -22,20 +22,20 @@ public struct ResultEncodingOptions: Sendable, Equatable {
   public var includesFaceBlendshapes: Bool
   /// Whether a landmarker result writes `facialTransformationMatrixes`.
   public var includesFacialTransformationMatrixes: Bool
-  /// Whether a landmarker result writes `faceHeadPoses` when it has none (Visage's own
-  /// output, so by default written only when present).
-  public var includesFaceHeadPoses: Bool
+  /// Visage's own landmarker outputs a result writes even when it has none (each is written
+  /// anyway when present), so that an output asked for appears for an image without faces.
+  public var includedExtraOutputs: Set<LandmarkerExtraOutput>
 
   /// Creates encoding options; by default every output MediaPipe has is written.
   public init(
     imageWidth: Int? = nil, imageHeight: Int? = nil, includesFaceBlendshapes: Bool = true,
-    includesFacialTransformationMatrixes: Bool = true, includesFaceHeadPoses: Bool = false
+    includesFacialTransformationMatrixes: Bool = true, includedExtraOutputs: Set<LandmarkerExtraOutput> = []
   ) {
     self.imageWidth = imageWidth
     self.imageHeight = imageHeight
     self.includesFaceBlendshapes = includesFaceBlendshapes
     self.includesFacialTransformationMatrixes = includesFacialTransformationMatrixes
-    self.includesFaceHeadPoses = includesFaceHeadPoses
+    self.includedExtraOutputs = includedExtraOutputs
   }
 
   /// The options an encoder carries, or the defaults.
@@ -47,4 +47,10 @@ public struct ResultEncodingOptions: Sendable, Equatable {
 extension CodingUserInfoKey {
   /// Where an encoder's `userInfo` holds its `ResultEncodingOptions`.
   public static let visageResultEncoding = CodingUserInfoKey(rawValue: "visage.resultEncoding")!
+}
+
+/// Visage's landmarker outputs beyond MediaPipe's, each a per-face array of
+/// `FaceLandmarkerResult` written under its raw value.
+public enum LandmarkerExtraOutput: String, Sendable, CaseIterable {
+  case faceHeadPoses, faceMetricLandmarks, faceIrisDistances, faceTrackingIds, faceScores
 }

@@ -89,23 +89,29 @@ extension Detection: Encodable {
 }
 
 extension FaceDetectorResult: Encodable {
-  private enum CodingKeys: String, CodingKey { case detections }
+  private enum CodingKeys: String, CodingKey { case detections, faceTrackingIds }
 
-  /// Writes `detections`; the timestamp belongs to the frame, whose fields the caller writes.
+  /// Writes `detections`, and `faceTrackingIds` when there are any or the encoder's options
+  /// ask for them; the timestamp belongs to the frame, whose fields the caller writes.
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     try c.encode(detections, forKey: .detections)
+    if !faceTrackingIds.isEmpty || ResultEncodingOptions.of(encoder).includedExtraOutputs.contains(.faceTrackingIds) {
+      try c.encode(faceTrackingIds, forKey: .faceTrackingIds)
+    }
   }
 }
 
 extension FaceLandmarkerResult: Encodable {
   private enum CodingKeys: String, CodingKey {
-    case faceLandmarks, faceBlendshapes, facialTransformationMatrixes, faceHeadPoses
+    case faceLandmarks, faceBlendshapes, facialTransformationMatrixes, faceHeadPoses, faceMetricLandmarks
+    case faceIrisDistances, faceTrackingIds, faceScores
   }
 
   /// Writes `faceLandmarks`, then `faceBlendshapes` and `facialTransformationMatrixes` unless
-  /// the encoder's `ResultEncodingOptions` leave them out, then `faceHeadPoses` (a face without
-  /// a pose as null) when there are any or the options ask for them.
+  /// the encoder's `ResultEncodingOptions` leave them out, then each of Visage's outputs
+  /// (`LandmarkerExtraOutput`, a face without one as null) when there are any or the options
+  /// ask for it.
   public func encode(to encoder: any Encoder) throws {
     let options = ResultEncodingOptions.of(encoder)
     var c = encoder.container(keyedBy: CodingKeys.self)
@@ -114,22 +120,56 @@ extension FaceLandmarkerResult: Encodable {
     if options.includesFacialTransformationMatrixes {
       try c.encode(facialTransformationMatrixes, forKey: .facialTransformationMatrixes)
     }
-    if options.includesFaceHeadPoses || !faceHeadPoses.isEmpty {
-      try c.encode(faceHeadPoses, forKey: .faceHeadPoses)
+    func extra(_ value: some Encodable & Collection, _ key: CodingKeys, _ output: LandmarkerExtraOutput) throws {
+      if options.includedExtraOutputs.contains(output) || !value.isEmpty { try c.encode(value, forKey: key) }
     }
+    try extra(faceHeadPoses, .faceHeadPoses, .faceHeadPoses)
+    try extra(faceMetricLandmarks, .faceMetricLandmarks, .faceMetricLandmarks)
+    try extra(faceIrisDistances, .faceIrisDistances, .faceIrisDistances)
+    try extra(faceTrackingIds, .faceTrackingIds, .faceTrackingIds)
+    try extra(faceScores, .faceScores, .faceScores)
+  }
+}
+
+/// Writes a point or angles as `x`, `y` and `z`.
+private func encodeXYZ(_ x: Float, _ y: Float, _ z: Float, to encoder: any Encoder) throws {
+  enum Keys: String, CodingKey { case x, y, z }
+  var c = encoder.container(keyedBy: Keys.self)
+  try c.encode(x, forKey: .x)
+  try c.encode(y, forKey: .y)
+  try c.encode(z, forKey: .z)
+}
+
+extension Landmark: Encodable {
+  /// Writes `x`, `y` and `z`, in centimetres.
+  public func encode(to encoder: any Encoder) throws { try encodeXYZ(x, y, z, to: encoder) }
+}
+
+extension IrisDistances: Encodable {
+  private enum CodingKeys: String, CodingKey { case left, right }
+
+  /// Writes `left` and `right`, in millimetres.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(left, forKey: .left)
+    try c.encode(right, forKey: .right)
+  }
+}
+
+extension FaceScores: Encodable {
+  private enum CodingKeys: String, CodingKey { case detection, presence }
+
+  /// Writes `detection` and `presence`.
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(detection, forKey: .detection)
+    try c.encode(presence, forKey: .presence)
   }
 }
 
 extension HeadEulerAngles: Encodable {
-  private enum CodingKeys: String, CodingKey { case x, y, z }
-
   /// Writes `x`, `y` and `z`, in degrees.
-  public func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(x, forKey: .x)
-    try c.encode(y, forKey: .y)
-    try c.encode(z, forKey: .z)
-  }
+  public func encode(to encoder: any Encoder) throws { try encodeXYZ(x, y, z, to: encoder) }
 }
 
 /// A point in pixels, written as `x` and `y`.

@@ -8,8 +8,8 @@
 ///
 /// Everything the metadata and the camera fix is prepared at init; a call does a few passes
 /// over the landmarks and three 33-point fits (five for detection-pipeline metadata), and
-/// allocates nothing on the heap (about 8 µs per face in a release build).
-/// (MediaPipe also outputs the metric face mesh; the Tasks API drops it, and so does this.)
+/// allocates nothing on the heap (about 8 µs per face in a release build). MediaPipe's graph
+/// also outputs the metric face mesh, which its Tasks API drops; `geometry(…)` gives it.
 struct FaceGeometry: Sendable {
   /// The parsed metadata.
   let metadata: GeometryPipelineMetadata
@@ -54,7 +54,38 @@ struct FaceGeometry: Sendable {
   ///   compact" (all within 1e-3 of their mean in x and y) or a Procrustes fit fails. Also nil
   ///   when MediaPipe would fail the whole graph instead (a non-positive image size, fewer
   ///   than `landmarkCount` landmarks) or produce NaN (non-finite landmarks).
-  func transformationMatrix(landmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int) -> Matrix4x4? {
+  ///   - verticalFOVDegrees: the camera's vertical field of view for this image, in place of
+  ///     the environment's (Visage: a camera whose focal length is known).
+  func transformationMatrix(
+    landmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int, verticalFOVDegrees: Float? = nil
+  ) -> Matrix4x4? {
+    solve(
+      landmarks: landmarks, imageWidth: imageWidth, imageHeight: imageHeight, verticalFOVDegrees: verticalFOVDegrees,
+      mesh: nil)
+  }
+
+  /// The matrix and MediaPipe's metric face mesh (`FaceGeometry.mesh`'s positions): every
+  /// landmark unprojected to centimetres as the pose fit's were, then taken back into the
+  /// canonical face's frame by the inverse pose, so the face's own shape and expression at
+  /// the canonical position (the matrix times a vertex is that vertex in camera space, and
+  /// projected lands on its landmark). One vertex per canonical vertex (468). Nil as for
+  /// `transformationMatrix`.
+  func geometry(
+    landmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int, verticalFOVDegrees: Float? = nil
+  ) -> (matrix: Matrix4x4, mesh: [SIMD3<Float>])? {
+    var mesh: [SIMD3<Float>] = []
+    guard
+      let matrix = solve(
+        landmarks: landmarks, imageWidth: imageWidth, imageHeight: imageHeight,
+        verticalFOVDegrees: verticalFOVDegrees, mesh: &mesh)
+    else { return nil }
+    return (matrix, mesh)
+  }
+
+  private func solve(
+    landmarks: [SIMD3<Float>], imageWidth: Int, imageHeight: Int, verticalFOVDegrees: Float?,
+    mesh: UnsafeMutablePointer<[SIMD3<Float>]>?
+  ) -> Matrix4x4? {
     let count = landmarkCount
     guard imageWidth > 0, imageHeight > 0, landmarks.count >= count else { return nil }
     let screen = landmarks[..<count]
@@ -63,7 +94,10 @@ struct FaceGeometry: Sendable {
     // the face.
     if Self.isTooCompact(screen) { return nil }
 
-    let frustum = Frustum(heightAtNearPlane: heightAtNearPlane, width: imageWidth, height: imageHeight)
+    var camera = environment
+    if let verticalFOVDegrees { camera.verticalFOVDegrees = verticalFOVDegrees }
+    let height = verticalFOVDegrees == nil ? heightAtNearPlane : camera.heightAtNearPlane
+    let frustum = Frustum(heightAtNearPlane: height, width: imageWidth, height: imageHeight)
     let topLeft = environment.originPointLocation == .topLeftCorner
     let near = environment.nearPlane
 
@@ -112,12 +146,44 @@ struct FaceGeometry: Sendable {
         targets[k] = unproject(project(screen[screen.startIndex + index]), scale: totalScale)
       }
       guard var pose = solver.solve(targets) else { return nil }
+      let firstPose = pose
       if metadata.inputSource == .faceDetectionPipeline {
         replaceDepths(of: targets, with: pose)
         guard let refined = solver.solve(targets) else { return nil }
         pose = refined
       }
+      if let mesh {
+        // (5) Every landmark in metric space (depths from the placed canonical model for
+        // detection-pipeline metadata, as for the fit), then back by the inverse pose.
+        let depthRow = SIMD3(
+          firstPose.rotationAndScale[2, 0], firstPose.rotationAndScale[2, 1], firstPose.rotationAndScale[2, 2])
+        let inverse = Self.inverse(pose)
+        mesh.pointee = screen.enumerated().map { i, point in
+          var m = unproject(project(point), scale: totalScale)
+          if metadata.inputSource == .faceDetectionPipeline {
+            m.z = (depthRow * metadata.canonicalMesh.position(ofVertex: i)).sum() + firstPose.translation.z
+          }
+          return inverse(m)
+        }
+      }
       return pose.matrix
+    }
+  }
+
+  /// The inverse of a pose's affine map, x ↦ A⁻¹(x − t), computed in Double.
+  private static func inverse(_ pose: ProcrustesSolver.Solution) -> (SIMD3<Float>) -> SIMD3<Float> {
+    let a = (0..<3).map { r in SIMD3<Double>((0..<3).map { Double(pose.rotationAndScale[r, $0]) }) }
+    // The adjugate's rows over the determinant: rows of A⁻¹ are cross products of A's columns.
+    let c = (0..<3).map { col in SIMD3(a[0][col], a[1][col], a[2][col]) }
+    func cross(_ u: SIMD3<Double>, _ v: SIMD3<Double>) -> SIMD3<Double> {
+      SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
+    }
+    let determinant = (c[0] * cross(c[1], c[2])).sum()
+    let rows = [cross(c[1], c[2]), cross(c[2], c[0]), cross(c[0], c[1])].map { $0 / determinant }
+    let t = SIMD3<Double>(pose.translation)
+    return { x in
+      let d = SIMD3<Double>(x) - t
+      return SIMD3<Float>(SIMD3((rows[0] * d).sum(), (rows[1] * d).sum(), (rows[2] * d).sum()))
     }
   }
 

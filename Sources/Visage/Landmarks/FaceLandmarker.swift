@@ -21,13 +21,14 @@ public final class FaceLandmarker: @unchecked Sendable {
 
   /// The stages and their tracking state; only `runner`'s calls touch it, under its lock.
   private let pipeline: LandmarkerPipeline
+  /// Visage's outputs beyond MediaPipe's, and their state between frames.
+  private let extras: LandmarkerExtras
   private let runner: TaskRunner<[Output]>
 
-  /// One face as the pipeline gave it, with its head pose when asked for (computed where the
-  /// image's orientation is known).
+  /// One face as the pipeline gave it, with the extra outputs asked for.
   private struct Output {
     var face: LandmarkerPipeline.Face
-    var headPose: HeadEulerAngles?
+    var extras: LandmarkerExtras.Output
   }
 
   /// Creates an image-mode landmarker with default options for the bundle at `modelPath`.
@@ -44,17 +45,13 @@ public final class FaceLandmarker: @unchecked Sendable {
     settings = options
     let pipeline = try ModelLoader.landmarkerPipeline(for: options)
     self.pipeline = pipeline
-    let posesWanted = options.outputFaceHeadPoses
+    let extras = LandmarkerExtras(options: options)
+    self.extras = extras
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
-      var faces = try pipeline.process(image, timestamp: timestamp).map { Output(face: $0) }
-      if posesWanted {
-        // In the upright picture, as FaceAnalyzer's angles are.
-        let turns = UprightView(image).quarterTurns
-        for i in faces.indices {
-          faces[i].headPose = faces[i].face.transformationMatrix.map { HeadPose.eulerAngles($0, quarterTurns: turns) }
-        }
+      let faces = try pipeline.process(image, timestamp: timestamp)
+      return zip(faces, extras.outputs(faces, image: image, streaming: timestamp != nil)).map {
+        Output(face: $0, extras: $1)
       }
-      return faces
     }
     if options.runningMode == .liveStream {
       runner.startLiveStream(label: "visage.face-landmarker.live-stream", owner: self) {
@@ -88,7 +85,10 @@ public final class FaceLandmarker: @unchecked Sendable {
   /// frame may start an unrelated video (timestamps from 0 again) without reloading models.
   /// In live-stream mode, call it once `waitUntilIdle()` has returned.
   public func resetTracking() {
-    runner.reset { pipeline.reset() }
+    runner.reset {
+      pipeline.reset()
+      extras.reset()
+    }
   }
 
   /// Blocks until every live-stream frame handed over so far is processed or dropped, and
@@ -114,7 +114,12 @@ public final class FaceLandmarker: @unchecked Sendable {
       // The geometry may run for head poses alone.
       facialTransformationMatrixes: settings.outputFacialTransformationMatrixes
         ? faces.compactMap(\.transformationMatrix) : [],
-      faceHeadPoses: settings.outputFaceHeadPoses ? outputs.map(\.headPose) : [],
+      faceHeadPoses: settings.outputFaceHeadPoses ? outputs.map(\.extras.headPose) : [],
+      faceMetricLandmarks: settings.outputFaceMetricLandmarks
+        ? faces.map { $0.metricMesh?.map { Landmark(x: $0.x, y: $0.y, z: $0.z) } } : [],
+      faceIrisDistances: settings.outputFaceIrisDistances ? outputs.map(\.extras.irisDistances) : [],
+      faceTrackingIds: settings.isTrackingEnabled ? outputs.compactMap(\.extras.trackingID) : [],
+      faceScores: settings.outputFaceScores ? outputs.compactMap(\.extras.scores) : [],
       timestampInMilliseconds: timestamp ?? 0)
   }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Receives live-stream results of a `FaceLandmarker`: MediaPipe's
 /// `FaceLandmarkerLiveStreamDelegate`.
 ///
@@ -22,6 +24,8 @@ public enum LandmarkSmoothing: Sendable {
   /// Every face gets its own filter, matched from frame to frame by overlap; identical to
   /// `.mediaPipe` when `numFaces` is 1.
   case everyFace
+  /// No smoothing: every frame's landmarks as the model gives them.
+  case off
 }
 
 /// How to build a `FaceLandmarker`: MediaPipe's `FaceLandmarkerOptions`, plus Visage
@@ -51,6 +55,26 @@ public final class FaceLandmarkerOptions {
   /// Visage: also give each face's head pose (`FaceLandmarkerResult.faceHeadPoses`), ML Kit's
   /// Euler angles from the transformation matrix, as `FaceAnalyzer` gives them. Default false.
   public var outputFaceHeadPoses: Bool
+  /// Visage: also give each face's metric mesh (`FaceLandmarkerResult.faceMetricLandmarks`),
+  /// MediaPipe's `FaceGeometry.mesh`. Default false.
+  public var outputFaceMetricLandmarks: Bool
+  /// Visage: also give each eye's distance from the camera
+  /// (`FaceLandmarkerResult.faceIrisDistances`), from its iris's size. Default false.
+  public var outputFaceIrisDistances: Bool
+  /// Visage: also give the scores that admitted each face (`FaceLandmarkerResult.faceScores`).
+  /// Default false.
+  public var outputFaceScores: Bool
+  /// Visage: number faces (`FaceLandmarkerResult.faceTrackingIds`); a face keeps its number
+  /// while it stays in view from call to call. Default false.
+  public var isTrackingEnabled: Bool
+  /// Visage: the virtual camera's vertical field of view in degrees, which the matrices,
+  /// head poses, metric meshes and iris distances assume, in (0, 180). Default 63, MediaPipe's
+  /// fixed value.
+  public var cameraVerticalFieldOfView: Float
+  /// Visage: use an image's own focal length (`MPImage.focalLengthInPixels`, which Visage's
+  /// decoders read from Exif) in place of `cameraVerticalFieldOfView` when it has one.
+  /// Default false.
+  public var usesImageFocalLength: Bool
   /// Receives live-stream results (held weakly, as on iOS). Either this or
   /// `liveStreamHandler` must be set in `.liveStream` mode, and neither in the others.
   public weak var faceLandmarkerLiveStreamDelegate: (any FaceLandmarkerLiveStreamDelegate)?
@@ -61,6 +85,8 @@ public final class FaceLandmarkerOptions {
   public var faceDetectorModelAssetPath: String?
   /// Visage: how landmarks are smoothed in video and live stream. Default `.everyFace`.
   public var landmarkSmoothing: LandmarkSmoothing
+  /// Visage: the smoothing filter's settings. Default `.mediaPipe`.
+  public var landmarkFilter = LandmarkFilterParameters.mediaPipe
   /// Visage: find new faces at every scale, as `FaceDetectorOptions.searchesAllScales` does
   /// (the short-range detector on the whole image, the full-range one on the whole image
   /// and on tiles, every candidate confirmed by three looks of the short-range detector; a
@@ -91,6 +117,12 @@ public final class FaceLandmarkerOptions {
     self.outputFaceBlendshapes = outputFaceBlendshapes
     self.outputFacialTransformationMatrixes = outputFacialTransformationMatrixes
     self.outputFaceHeadPoses = false
+    self.outputFaceMetricLandmarks = false
+    self.outputFaceIrisDistances = false
+    self.outputFaceScores = false
+    self.isTrackingEnabled = false
+    self.cameraVerticalFieldOfView = 63
+    self.usesImageFocalLength = false
     self.landmarkSmoothing = .everyFace
     self.searchesAllScales = false
     self.searchesAnyRotation = false
@@ -108,7 +140,14 @@ public final class FaceLandmarkerOptions {
     copy.liveStreamHandler = liveStreamHandler
     copy.faceDetectorModelAssetPath = faceDetectorModelAssetPath
     copy.outputFaceHeadPoses = outputFaceHeadPoses
+    copy.outputFaceMetricLandmarks = outputFaceMetricLandmarks
+    copy.outputFaceIrisDistances = outputFaceIrisDistances
+    copy.outputFaceScores = outputFaceScores
+    copy.isTrackingEnabled = isTrackingEnabled
+    copy.cameraVerticalFieldOfView = cameraVerticalFieldOfView
+    copy.usesImageFocalLength = usesImageFocalLength
     copy.landmarkSmoothing = landmarkSmoothing
+    copy.landmarkFilter = landmarkFilter
     copy.searchesAllScales = searchesAllScales
     copy.fullRangeDetectorModelAssetPath = fullRangeDetectorModelAssetPath
     copy.searchesAnyRotation = searchesAnyRotation
@@ -125,7 +164,33 @@ public final class FaceLandmarkerOptions {
       ("minFaceDetectionConfidence", minFaceDetectionConfidence),
       ("minFacePresenceConfidence", minFacePresenceConfidence), ("minTrackingConfidence", minTrackingConfidence),
     ])
+    guard landmarkFilter.isValid else {
+      throw .invalidOption(
+        "invalid `landmarkFilter` option: frequency, minCutoff and derivativeCutoff must be positive and beta not negative, got \(landmarkFilter)"
+      )
+    }
+    guard cameraVerticalFieldOfView > 0, cameraVerticalFieldOfView < 180 else {
+      throw .invalidOption(
+        "invalid `cameraVerticalFieldOfView` option: must be in (0, 180) degrees, got \(cameraVerticalFieldOfView)")
+    }
     try runningMode.validate(hasLiveStreamReceiver: faceLandmarkerLiveStreamDelegate != nil || liveStreamHandler != nil)
     try baseOptions.validate()
+  }
+}
+
+extension FaceLandmarkerOptions {
+  /// Whether the geometry stage runs: for the matrices or anything computed from them.
+  var needsGeometry: Bool {
+    outputFacialTransformationMatrixes || outputFaceHeadPoses || outputFaceMetricLandmarks
+  }
+
+  /// The vertical field of view for `image`, in degrees: from its focal length when allowed
+  /// and known (2·atan(h / 2f), h the stored height the landmarks are normalized to), else
+  /// `cameraVerticalFieldOfView`.
+  func verticalFieldOfView(for image: MPImage) -> Float {
+    if usesImageFocalLength, let f = image.focalLengthInPixels, f > 0, f.isFinite {
+      return Float(2 * atan(Double(image.height) / (2 * f)) * 180 / .pi)
+    }
+    return cameraVerticalFieldOfView
   }
 }

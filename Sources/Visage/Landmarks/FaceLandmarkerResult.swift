@@ -57,18 +57,39 @@ public struct FaceLandmarkerResult: Sendable, Equatable {
   /// `faceLandmarks`: nil for a face the geometry stage skips (landmarks too compact for a
   /// pose), which has no matrix either.
   public var faceHeadPoses: [HeadEulerAngles?]
+  /// Visage: each face's metric mesh (MediaPipe's `FaceGeometry.mesh`), when
+  /// `outputFaceMetricLandmarks` is set; else empty. Parallel to `faceLandmarks`, nil as a
+  /// head pose is. 468 points in centimetres, in the canonical face's frame (x to the face's
+  /// left, y up, z toward the viewer): the face's own shape and expression, at the canonical
+  /// face's position. The face's transformation matrix takes them into camera space.
+  public var faceMetricLandmarks: [[Landmark]?]
+  /// Visage: each face's eye distances, when `outputFaceIrisDistances` is set; else empty.
+  /// Parallel to `faceLandmarks`.
+  public var faceIrisDistances: [IrisDistances?]
+  /// Visage: each face's tracking ID, when `isTrackingEnabled` is set; else empty. Parallel
+  /// to `faceLandmarks`.
+  public var faceTrackingIds: [Int]
+  /// Visage: each face's detection score and presence, when `outputFaceScores` is set; else
+  /// empty. Parallel to `faceLandmarks`.
+  public var faceScores: [FaceScores]
   /// The frame's timestamp; 0 in image mode.
   public var timestampInMilliseconds: Int
 
   /// Creates a result.
   public init(
     faceLandmarks: [[NormalizedLandmark]], faceBlendshapes: [Classifications],
-    facialTransformationMatrixes: [Matrix4x4], faceHeadPoses: [HeadEulerAngles?] = [], timestampInMilliseconds: Int
+    facialTransformationMatrixes: [Matrix4x4], faceHeadPoses: [HeadEulerAngles?] = [],
+    faceMetricLandmarks: [[Landmark]?] = [], faceIrisDistances: [IrisDistances?] = [], faceTrackingIds: [Int] = [],
+    faceScores: [FaceScores] = [], timestampInMilliseconds: Int
   ) {
     self.faceLandmarks = faceLandmarks
     self.faceBlendshapes = faceBlendshapes
     self.facialTransformationMatrixes = facialTransformationMatrixes
     self.faceHeadPoses = faceHeadPoses
+    self.faceMetricLandmarks = faceMetricLandmarks
+    self.faceIrisDistances = faceIrisDistances
+    self.faceTrackingIds = faceTrackingIds
+    self.faceScores = faceScores
     self.timestampInMilliseconds = timestampInMilliseconds
   }
 }

@@ -76,6 +76,10 @@ struct OneEuroFilter {
 /// 80, derivative cutoff 1), values in pixels, velocities scaled by the face's size.
 struct LandmarkSmoother {
   private var filters: [OneEuroFilter] = []
+  /// The filter's settings.
+  var parameters: LandmarkFilterParameters
+
+  init(parameters: LandmarkFilterParameters = .mediaPipe) { self.parameters = parameters }
 
   /// Forgets the past: the next frame comes out unfiltered.
   mutating func reset() { filters.removeAll(keepingCapacity: true) }
@@ -89,8 +93,11 @@ struct LandmarkSmoother {
     func pixel(_ p: SIMD3<Float>) -> SIMD3<Float> { SIMD3(p.x * w, p.y * h, p.z * w) }
     if filters.isEmpty {
       // The options are float fields (0.05f widens to 0.050000000745…); the filter works in double.
+      let p = parameters
       filters = Array(
-        repeating: OneEuroFilter(frequency: 30, minCutoff: Double(Float(0.05)), beta: 80, derivativeCutoff: 1),
+        repeating: OneEuroFilter(
+          frequency: Double(p.frequency), minCutoff: Double(p.minCutoff), beta: Double(p.beta),
+          derivativeCutoff: Double(p.derivativeCutoff)),
         count: landmarks.count * 3)
     }
     // Object scale: the mean of the landmarks' bounding box width and height, in pixels.
@@ -116,5 +123,36 @@ struct LandmarkSmoother {
       landmarks[i] = SIMD3(q.x / w, q.y / h, q.z / w)
     }
     return landmarks
+  }
+}
+
+/// Visage: the settings of the 1€ filter that smooths landmarks in video and live-stream mode
+/// (`FaceLandmarkerOptions.landmarkFilter`), MediaPipe's `OneEuroFilter` options. A lower
+/// `minCutoff` smooths a still face more; a higher `beta` follows a moving face with less lag.
+public struct LandmarkFilterParameters: Sendable, Equatable {
+  /// The frame rate assumed before two frames give one, in hertz.
+  public var frequency: Float
+  /// The cutoff frequency at rest, in hertz.
+  public var minCutoff: Float
+  /// How fast the cutoff rises with speed.
+  public var beta: Float
+  /// The cutoff of the speed's own filter, in hertz.
+  public var derivativeCutoff: Float
+
+  /// Creates settings.
+  public init(frequency: Float = 30, minCutoff: Float, beta: Float, derivativeCutoff: Float = 1) {
+    self.frequency = frequency
+    self.minCutoff = minCutoff
+    self.beta = beta
+    self.derivativeCutoff = derivativeCutoff
+  }
+
+  /// MediaPipe's face landmarker's: 30 Hz, min cutoff 0.05, beta 80, derivative cutoff 1.
+  public static let mediaPipe = LandmarkFilterParameters(frequency: 30, minCutoff: 0.05, beta: 80, derivativeCutoff: 1)
+
+  /// Whether every value is finite and positive (beta may be 0).
+  var isValid: Bool {
+    frequency > 0 && minCutoff > 0 && derivativeCutoff > 0 && beta >= 0
+      && [frequency, minCutoff, beta, derivativeCutoff].allSatisfy(\.isFinite)
   }
 }

@@ -17,6 +17,8 @@ final class LandmarkerPipeline {
     var blendshapes: [Float]?
     /// Nil when not asked for, or when MediaPipe's geometry stage skips the face.
     var transformationMatrix: Matrix4x4?
+    /// The metric mesh (468 vertices, centimetres), when asked for; nil as the matrix is.
+    var metricMesh: [SIMD3<Float>]?
     /// The detection the face was found from; nil for a face followed from the last frame.
     var detection: RawDetection?
     /// The landmark model's face presence for the face.
@@ -93,12 +95,24 @@ final class LandmarkerPipeline {
     if let timestamp {
       smoothed = smooth(faces.map { ($0.landmarks, $0.region) }, timestamp: timestamp, width: w, height: h)
     }
+    // MediaPipe's camera unless the options give another.
+    let fov = options.verticalFieldOfView(for: image)
+    let camera: Float? = fov == GeometryEnvironment.faceLandmarker.verticalFOVDegrees ? nil : fov
     return zip(smoothed, faces).map { points, face in
-      Face(
+      var matrix: Matrix4x4?
+      var mesh: [SIMD3<Float>]?
+      if let geometry, options.outputFaceMetricLandmarks {
+        (matrix, mesh) =
+          geometry.geometry(landmarks: points, imageWidth: w, imageHeight: h, verticalFOVDegrees: camera)
+          .map { ($0.matrix, $0.mesh) } ?? (nil, nil)
+      } else {
+        matrix = geometry?.transformationMatrix(
+          landmarks: points, imageWidth: w, imageHeight: h, verticalFOVDegrees: camera)
+      }
+      return Face(
         landmarks: points, rawLandmarks: face.landmarks,
         blendshapes: options.outputFaceBlendshapes ? blendshapes?.scores(points, imageWidth: w, imageHeight: h) : nil,
-        transformationMatrix: geometry?.transformationMatrix(landmarks: points, imageWidth: w, imageHeight: h),
-        detection: face.detection, presence: face.presence)
+        transformationMatrix: matrix, metricMesh: mesh, detection: face.detection, presence: face.presence)
     }
   }
 
@@ -118,13 +132,16 @@ final class LandmarkerPipeline {
   private func smooth(_ faces: [([SIMD3<Float>], NormalizedRect)], timestamp: Int, width: Int, height: Int) -> [[SIMD3<
     Float
   >]] {
+    if options.landmarkSmoothing == .off { return faces.map(\.0) }
     if options.numFaces == 1 || options.landmarkSmoothing == .mediaPipe {
       // MediaPipe smooths only with numFaces 1; a frame without a face resets the filter.
       guard options.numFaces == 1, let face = faces.first else {
         tracking.smoothers = []
         return faces.map(\.0)
       }
-      if tracking.smoothers.isEmpty { tracking.smoothers = [(face.1, LandmarkSmoother())] }
+      if tracking.smoothers.isEmpty {
+        tracking.smoothers = [(face.1, LandmarkSmoother(parameters: options.landmarkFilter))]
+      }
       return [
         tracking.smoothers[0].smoother.smooth(
           face.0, timestampInMilliseconds: timestamp, imageWidth: width, imageHeight: height)
@@ -139,7 +156,7 @@ final class LandmarkerPipeline {
         FaceRects.intersectionOverUnion(previous[$0].region, region)
           < FaceRects.intersectionOverUnion(previous[$1].region, region)
       }
-      var smoother = LandmarkSmoother()
+      var smoother = LandmarkSmoother(parameters: options.landmarkFilter)
       if let best, FaceRects.intersectionOverUnion(previous[best].region, region) > 0.3 {
         smoother = previous.remove(at: best).smoother
       }

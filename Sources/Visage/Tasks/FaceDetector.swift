@@ -27,6 +27,12 @@ public final class FaceDetector: @unchecked Sendable {
 
   private let search: FaceSearch
   private let runner: TaskRunner<FaceDetectorResult>
+  /// The IDs' state between calls; only `runner`'s calls touch it.
+  private let tracker: TrackerBox
+
+  private final class TrackerBox {
+    var tracker = FaceTracker()
+  }
 
   /// Creates an image-mode detector with default options for the model at `modelPath`.
   public convenience init(modelPath: String) throws {
@@ -42,11 +48,15 @@ public final class FaceDetector: @unchecked Sendable {
     settings = options
     let search = try ModelLoader.faceSearch(for: options, pool: options.baseOptions.threadPool())
     self.search = search
+    let tracker = TrackerBox()
+    self.tracker = tracker
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
       let found = try search.detect(
         image, minScore: options.minDetectionConfidence, suppressionThreshold: options.minSuppressionThreshold)
+      let detections = found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) }
       return FaceDetectorResult(
-        detections: found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) },
+        detections: detections,
+        faceTrackingIds: options.isTrackingEnabled ? tracker.tracker.assign(detections.map(\.boundingBox)) : [],
         timestampInMilliseconds: timestamp ?? 0)
     }
     if options.runningMode == .liveStream {
@@ -85,6 +95,13 @@ public final class FaceDetector: @unchecked Sendable {
   /// the searching thread (`visage detect`'s progress line); nil stops the calls.
   package func reportSearchProgress(to handler: (@Sendable (SearchProgress) -> Void)?) {
     runner.locked { search.progress = handler }
+  }
+
+  /// Visage: forgets tracked faces and the last timestamp, so the next frame may start an
+  /// unrelated video (timestamps from 0 again); tracking IDs keep counting up. In live-stream
+  /// mode, call it once `waitUntilIdle()` has returned.
+  public func resetTracking() {
+    runner.reset { tracker.tracker.reset() }
   }
 
   /// Blocks until every live-stream frame handed over so far is processed or dropped, and

@@ -66,6 +66,9 @@ public final class FaceDetectorOptions {
   /// `.task` bundle (its `face_landmarks_detector.tflite`); nil means the bundle
   /// `baseOptions.modelAssetPath` names.
   public var landmarksModelAssetPath: String?
+  /// Visage: number faces (`FaceDetectorResult.faceTrackingIds`); a face keeps its number
+  /// while it stays in view from call to call. Default false.
+  public var isTrackingEnabled = false
 
   /// Creates options with MediaPipe's defaults.
   public init(
@@ -93,6 +96,7 @@ public final class FaceDetectorOptions {
     copy.searchesAnyRotation = searchesAnyRotation
     copy.minFacePresenceConfidence = minFacePresenceConfidence
     copy.landmarksModelAssetPath = landmarksModelAssetPath
+    copy.isTrackingEnabled = isTrackingEnabled
     return copy
   }
 

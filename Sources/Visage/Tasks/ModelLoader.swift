@@ -84,7 +84,7 @@ enum ModelLoader {
       blendshapes = try BlendshapeGraph(model: model("face_blendshapes.tflite"), pool: pool)
     }
     var geometry: FaceGeometry?
-    if options.outputFacialTransformationMatrixes || options.outputFaceHeadPoses {
+    if options.needsGeometry {
       let name = "geometry_pipeline_metadata_landmarks.binarypb"
       do { geometry = try FaceGeometry(metadata: bundle.data(named: name)) } catch {
         throw .invalidModel("\(path): \(name): \(error)")
