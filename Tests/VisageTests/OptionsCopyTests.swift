@@ -54,7 +54,8 @@ import Visage
     options.searchesAnyRotation = true
     options.minFacePresenceConfidence = 0.6
     options.landmarksModelAssetPath = "landmarks.tflite"
-    Self.expectCopied(options, options.copy(), fieldCount: 11)
+    options.isTrackingEnabled = true
+    Self.expectCopied(options, options.copy(), fieldCount: 12)
     #expect(options.copy().baseOptions !== options.baseOptions)
   }
 
@@ -71,7 +72,15 @@ import Visage
     options.searchesAllScales = true
     options.fullRangeDetectorModelAssetPath = "full.tflite"
     options.searchesAnyRotation = true
-    Self.expectCopied(options, options.copy(), fieldCount: 15)
+    options.outputFaceHeadPoses = true
+    options.outputFaceMetricLandmarks = true
+    options.outputFaceIrisDistances = true
+    options.outputFaceScores = true
+    options.isTrackingEnabled = true
+    options.cameraVerticalFieldOfView = 50
+    options.usesImageFocalLength = true
+    options.landmarkFilter = LandmarkFilterParameters(frequency: 60, minCutoff: 0.5, beta: 10, derivativeCutoff: 2)
+    Self.expectCopied(options, options.copy(), fieldCount: 23)
     #expect(options.copy().baseOptions !== options.baseOptions)
   }
 
