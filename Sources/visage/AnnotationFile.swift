@@ -1,4 +1,5 @@
 import Foundation
+import Visage
 import VisageImageIO
 
 /// Writes an annotated copy of an input as PNG, making its folder if need be.
@@ -10,7 +11,12 @@ import VisageImageIO
 /// close checked, then renamed over the target: a reader never sees half an image, and a
 /// full disk is an error rather than a short file.
 func writeAnnotation(_ canvas: Canvas, to path: String) throws {
-  let png = try PNG.encode(canvas.image())
+  try writePNG(canvas.image(), to: path)
+}
+
+/// Writes an image as PNG at `path` as `writeAnnotation` does (a face crop, say).
+func writePNG(_ image: MPImage, to path: String) throws {
+  let png = try PNG.encode(image)
   let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
   try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
   try refuseAnythingButAFile(at: path)

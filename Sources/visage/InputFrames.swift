@@ -198,8 +198,8 @@ final class InputFrames {
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
   /// input, else a PNG named after the input inside the folder `path`.
-  func annotationPath(_ path: String, for frame: Frame) throws -> String {
-    if count == 1 { return path }
+  func annotationPath(_ path: String, for frame: Frame, alwaysInFolder: Bool = false) -> String {
+    if count == 1 && !alwaysInFolder { return path }
     let base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
     return path + "/" + String(format: "%04d-", frame.index) + base + ".png"
   }

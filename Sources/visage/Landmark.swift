@@ -68,6 +68,26 @@ struct Landmark: ParsableCommand {
   @Flag(help: "Add the detection score and face presence that admitted each face.")
   var scores = false
 
+  @Option(
+    help: ArgumentHelp(
+      "Write each face cut out upright and centred (ArcFace's five-point template) as a PNG into this folder.",
+      valueName: "folder"))
+  var crops: String?
+
+  @Option(help: "The crops' side in pixels.")
+  var cropSize = 112
+
+  @Option(
+    help: "Room around the crops' template on each side, as a fraction of the side (0: as recognition models take it).")
+  var cropMargin = 0.0
+
+  @Option(
+    name: .customLong("region"),
+    help: ArgumentHelp(
+      "A face's box in pixels and its rotation in degrees clockwise (as detect's boundingBox and rotation): landmarks for it with no detection; repeat for more faces (image mode).",
+      valueName: "x,y,w,h[,degrees]"))
+  var regions: [FaceRegionArgument] = []
+
   @Option(help: "The camera's vertical field of view in degrees, which matrices, poses, meshes and distances assume.")
   var cameraFov: Float = 63
 
@@ -95,6 +115,15 @@ struct Landmark: ParsableCommand {
   var runningMode: CLIRunningMode = .image
 
   func validate() throws {
+    guard (1...4096).contains(cropSize) else {
+      throw ValidationError("--crop-size must be in 1...4096, got \(cropSize)")
+    }
+    guard cropMargin >= 0, cropMargin < 10 else {
+      throw ValidationError("--crop-margin must be at least 0 and below 10, got \(cropMargin)")
+    }
+    if !regions.isEmpty && runningMode != .image {
+      throw ValidationError("--region needs --running-mode image: a region belongs to one picture")
+    }
     try validateThroughLibrary { () throws(VisionTaskError) in
       try options(
         bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()
@@ -140,11 +169,20 @@ struct Landmark: ParsableCommand {
     let bundle = try model ?? BundledWeights.taskBundle()
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
+    // With --region, each image's faces are read in the given regions.
+    let faceRegions = regions.map(\.value)
+    var still: (@Sendable (FaceLandmarker, MPImage) throws -> FaceLandmarkerResult)?
+    if !faceRegions.isEmpty {
+      still = { (task: FaceLandmarker, image: MPImage) throws -> FaceLandmarkerResult in
+        try task.detect(image: image, faceRegions: faceRegions)
+      }
+    }
     try runTask(
       runningMode, frames: frames, reporter: reporter, decodeAhead: io.decodeAhead,
       // Numbered faces need one task, which sees every input in order.
       sideBySide: tracking ? 0 : io.sideBySide(runningMode, allScales: detectorRange == .all, frames: frames),
-      taskName: "landmarker"
+      taskName: "landmarker",
+      still: still
     ) {
       handler, threads in
       try makeTask {
@@ -171,6 +209,15 @@ struct Landmark: ParsableCommand {
       var canvas = Canvas(image)
       canvas.draw(result)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
+    }
+    if let crops {
+      // Named as --annotate names a batch's pictures, with the face's number.
+      let base = frames.annotationPath(crops, for: frame, alwaysInFolder: true).dropLast(4)
+      for (i, face) in result.faceLandmarks.enumerated() {
+        let crop = try image.alignedFaceCrop(
+          landmarks: face, options: FaceCropOptions(size: cropSize, margin: cropMargin))
+        try writePNG(crop, to: base + "-face\(i + 1).png")
+      }
     }
     let line = try resultLine(
       result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds,
@@ -209,5 +256,21 @@ enum SmoothingChoice: String, ExpressibleByArgument, CaseIterable {
     case .mediapipe: .mediaPipe
     case .off: .off
     }
+  }
+}
+
+/// `--region x,y,w,h[,degrees]`: a face's box in pixels and its rotation.
+struct FaceRegionArgument: ExpressibleByArgument, Sendable {
+  let value: FaceRegion
+
+  init?(argument: String) {
+    let numbers = argument.split(separator: ",", omittingEmptySubsequences: false).map {
+      Double($0.trimmingCharacters(in: .whitespaces))
+    }
+    guard numbers.count == 4 || numbers.count == 5, numbers.allSatisfy({ $0?.isFinite == true }) else { return nil }
+    let n = numbers.map { $0! }
+    guard n[2] > 0, n[3] > 0 else { return nil }
+    value = FaceRegion(
+      boundingBox: CGRect(x: n[0], y: n[1], width: n[2], height: n[3]), rotationDegrees: n.count == 5 ? n[4] : 0)
   }
 }

@@ -19,10 +19,10 @@ extension FaceLandmarker: FrameTask {}
 /// image and video mode) and the threads it may use (nil: `--threads`). In live-stream mode a
 /// dropped frame gets `droppedLine`'s line (`"dropped": true`, an empty result). In image mode
 /// with `sideBySide` above 1, that many one-thread copies of the task take the inputs in turn
-/// (`processBatch`).
+/// (`processBatch`). `still`, when given, replaces `detect(image:)` in image mode.
 func runTask<Task: FrameTask>(
   _ mode: CLIRunningMode, frames: InputFrames, reporter: Reporter, decodeAhead: Int, sideBySide: Int = 0,
-  taskName: String,
+  taskName: String, still: (@Sendable (Task, MPImage) throws -> Task.Result)? = nil,
   make: (_ liveStreamHandler: (@Sendable (Task.Result?, Int, (any Error)?) -> Void)?, _ threads: Int?) throws -> Task,
   report: @escaping (Task.Result, Frame, MPImage) throws -> Void,
   droppedLine: @escaping (Frame, MPImage, Int) throws -> JSON
@@ -33,7 +33,8 @@ func runTask<Task: FrameTask>(
       frames, reporter: reporter, decodeAhead: decodeAhead, copies: sideBySide, make: { try make(nil, $0) },
       process: { task, image, timestamp in
         mode == .image
-          ? try task.detect(image: image) : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
+          ? try still?(task, image) ?? task.detect(image: image)
+          : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
       }, report: report)
   case .liveStream:
     let live = LiveStreamOutput<Task.Result>(

@@ -95,6 +95,21 @@ func analyzeFaces(inFile path: String) throws -> [Face] {
   }
   return faces
 }
+
+func poseDistanceAndCrop(inFile path: String) throws -> [MPImage] {
+  let options = FaceLandmarkerOptions()
+  options.baseOptions.modelAssetPath = Bundle.main.path(forResource: "face_landmarker", ofType: "task")
+  options.outputFaceHeadPoses = true
+  options.outputFaceIrisDistances = true
+
+  let image = try MPImage(contentsOfFile: path)
+  let result = try FaceLandmarker(options: options).detect(image: image)
+  for case (let pose?, let eyes?) in zip(result.faceHeadPoses, result.faceIrisDistances) {
+    print("yaw \(pose.y)°, left eye \(eyes.left) mm from the camera")
+  }
+  // Each face upright and centred, 112×112, as recognition models take it (ArcFace's template).
+  return try result.faceLandmarks.map { try image.alignedFaceCrop(landmarks: $0) }
+}
 // README examples end
 
 @Suite struct ReadmeExamplesTests {
@@ -134,6 +149,11 @@ func analyzeFaces(inFile path: String) throws -> [Face] {
     let faces = try analyzeFaces(inFile: photo)
     #expect(faces.count == 1)
     #expect(faces.first?.landmarks.isEmpty == false && faces.first?.smilingProbability != nil)
+  }
+
+  @Test func beyondMediaPipe() throws {
+    let crops = try poseDistanceAndCrop(inFile: photo)
+    #expect(crops.count == 1 && crops.first?.width == 112)
   }
 
   /// Every Swift block of README.md and of the DocC articles (Visage.docc) is one of the

@@ -73,6 +73,37 @@ import VisageTestSupport
     #expect(try Self.line(["landmark"] + flags) == Self.expected(result, outputs: outputs))
   }
 
+  /// `--region` gives the library's landmarks for the region; a malformed one is a usage error.
+  @Test func regionLines() throws {
+    let landmarker = try FaceLandmarker(
+      options: FaceLandmarkerOptions(
+        baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task")))
+    let regions = [
+      FaceRegion(boundingBox: CGRect(x: 177, y: 82, width: 95, height: 95), rotationDegrees: 5),
+      FaceRegion(boundingBox: CGRect(x: 0, y: 400, width: 60, height: 60)),
+    ]
+    let result = try landmarker.detect(image: Self.image, faceRegions: regions)
+    #expect(result.faceLandmarks.count == 1)
+    #expect(
+      try Self.line(["landmark", "--region", "177,82,95,95,5", "--region", "0,400,60,60"]) == Self.expected(result))
+    for bad in ["1,2,3", "1,2,0,4", "a,b,c,d", "1,2,3,4,5,6", "1,2,3,nan"] {
+      let run = try CLI.run(["landmark", "--region", bad, Self.path])
+      #expect(run.status == 2, "\(bad): \(run.stderr)")
+    }
+  }
+
+  /// `--crops DIR` writes each face's aligned crop.
+  @Test func cropsAreWritten() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-crops-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    _ = try Self.line(["landmark", "--crops", folder, "--crop-size", "64"])
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+    #expect(files == ["0000-astronaut-face1.png"], "\(files)")
+    let crop = try MPImage(contentsOfFile: folder + "/" + files[0])
+    #expect(crop.width == 64 && crop.height == 64)
+    #expect(try CLI.run(["landmark", "--crops", folder, "--crop-size", "0", Self.path]).status == 2)
+  }
+
   @Test func analyzeLines() throws {
     let options = FaceAnalyzerOptions(
       baseOptions: BaseOptions(modelAssetPath: Fixtures.weightsDirectory + "/face_landmarker.task"),

@@ -163,6 +163,84 @@ import VisageTestSupport
     #expect(ids.allSatisfy { $0 == ids[0] } && Set(ids[0]).count == 2, "\(ids)")
   }
 
+  // MARK: A caller's region
+
+  /// The detector's own box and rotation, given as a region, give the landmarker's faces; a
+  /// sideways face in a turned picture is read upright when its region says how it is turned.
+  @Test func aRegionGivesTheLandmarksADetectionWould() throws {
+    let upright = try Self.image("images/astronaut.png")
+    let landmarker = try FaceLandmarker(options: Self.options())
+    let detector = try FaceDetector(
+      options: FaceDetectorOptions(baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath)))
+    let detection = try #require(try detector.detect(image: upright).detections.first)
+    let box = detection.boundingBox
+    let rotation = try #require(detection.inPlaneRotation(imageWidth: upright.width, imageHeight: upright.height))
+    let found = try #require(try landmarker.detect(image: upright).faceLandmarks.first)
+    let given = try #require(
+      try landmarker.detect(image: upright, faceRegions: [FaceRegion(boundingBox: box, rotationDegrees: rotation)])
+        .faceLandmarks.first)
+    // The pixel box is the detection's rounded down: the same face within a fraction of a pixel.
+    let gap = zip(found, given).map { max(abs($0.x - $1.x), abs($0.y - $1.y)) }.max() ?? 1
+    #expect(gap * Float(upright.width) < 1.5, "\(gap * Float(upright.width)) px apart")
+
+    // Turned a quarter counter-clockwise: the face's top points left (-90°).
+    let turned = try MPImage(
+      width: upright.height, height: upright.width, rgb: FaceAnalyzerTests.quarterTurnCounterClockwise(upright))
+    let turnedBox = CGRect(x: box.minY, y: CGFloat(upright.width) - box.maxX, width: box.height, height: box.width)
+    let sideways = try #require(
+      try landmarker.detect(
+        image: turned, faceRegions: [FaceRegion(boundingBox: turnedBox, rotationDegrees: rotation - 90)]
+      )
+      .faceLandmarks.first)
+    // The nose tip (1), turned back: upright (x, y) was stored at (y, w − x).
+    let nose = (
+      x: Float(upright.width) - sideways[1].y * Float(upright.width), y: sideways[1].x * Float(upright.height)
+    )
+    #expect(
+      abs(nose.x - found[1].x * Float(upright.width)) < 3 && abs(nose.y - found[1].y * Float(upright.height)) < 3,
+      "\(nose) vs \(found[1])")
+    // A region with no face in it gives none; an empty box is refused.
+    #expect(
+      try landmarker.detect(
+        image: upright, faceRegions: [FaceRegion(boundingBox: CGRect(x: 0, y: 400, width: 60, height: 60))]
+      )
+      .faceLandmarks.isEmpty)
+    #expect(throws: VisionTaskError.self) {
+      try landmarker.detect(
+        image: upright, faceRegions: [FaceRegion(boundingBox: CGRect(x: 0, y: 0, width: 0, height: 5))])
+    }
+  }
+
+  // MARK: Aligned crops
+
+  /// A face turned a quarter gives the same crop as upright, within interpolation; the eyes
+  /// land on the template's.
+  @Test func cropsDoNotDependOnHowTheFaceIsTurned() throws {
+    let upright = try Self.image("images/astronaut.png")
+    let turned = try MPImage(
+      width: upright.height, height: upright.width, rgb: FaceAnalyzerTests.quarterTurnCounterClockwise(upright))
+    let options = Self.options()
+    options.searchesAnyRotation = true
+    let landmarker = try FaceLandmarker(options: options)
+    let crops = try [upright, turned].map { image in
+      try image.alignedFaceCrop(landmarks: #require(try landmarker.detect(image: image).faceLandmarks.first))
+    }
+    #expect(crops.allSatisfy { $0.width == 112 && $0.height == 112 })
+    let difference = zip(crops[0].pixels, crops[1].pixels).map { abs(Int($0) - Int($1)) }.reduce(0, +)
+    let mean = Double(difference) / Double(crops[0].pixels.count)
+    #expect(mean < 12, "mean difference \(mean) of 255")
+    // The crop is the face: the landmarker finds it there, eyes near the template's.
+    let again = try #require(try landmarker.detect(image: crops[0]).faceLandmarks.first)
+    let eye = (x: (again[468].x * 112), y: again[468].y * 112)
+    #expect(abs(eye.x - 38.3) < 6 && abs(eye.y - 51.7) < 6, "\(eye)")
+    // Bigger, with a margin; bad options refused.
+    let wide = try upright.alignedFaceCrop(
+      landmarks: #require(try landmarker.detect(image: upright).faceLandmarks.first),
+      options: FaceCropOptions(size: 224, margin: 0.25))
+    #expect(wide.width == 224)
+    #expect(throws: VisionTaskError.self) { try upright.alignedFaceCrop(landmarks: []) }
+  }
+
   // MARK: Scores, camera, smoothing, metric mesh
 
   /// In a still image the scores are the detector's and the landmark model's, as the detector

@@ -66,6 +66,27 @@ public final class FaceLandmarker: @unchecked Sendable {
     try result(runner.image(image, method: "detect(image:)"), timestamp: nil)
   }
 
+  /// Visage: the landmarks of faces whose regions the caller gives, with no detection, as
+  /// MediaPipe's own tests run its landmark graph (its Tasks API cannot). Each region is read
+  /// as a detection's would be: its box scaled by 1.5 about its centre and turned by its
+  /// rotation. A region whose face presence is not above `minFacePresenceConfidence` gives no
+  /// face; `numFaces` does not apply. Needs running mode `.image`.
+  public func detect(image: MPImage, faceRegions: [FaceRegion]) throws -> FaceLandmarkerResult {
+    let rects = faceRegions.map { $0.normalizedRect(imageWidth: image.width, imageHeight: image.height) }
+    for (region, rect) in zip(faceRegions, rects)
+    where
+      !([rect.xCenter, rect.yCenter, rect.width, rect.height, rect.rotation].allSatisfy(\.isFinite)
+      && rect.width > 0 && rect.height > 0)
+    {
+      throw VisionTaskError.invalidOption("invalid face region \(region): needs a finite box of positive size")
+    }
+    let outputs = try runner.image(image, method: "detect(image:faceRegions:)") { [pipeline, extras] image in
+      let faces = try pipeline.process(image, timestamp: nil, given: rects)
+      return zip(faces, extras.outputs(faces, image: image, streaming: false)).map { Output(face: $0, extras: $1) }
+    }
+    return result(outputs, timestamp: nil)
+  }
+
   /// Finds faces in one frame of a video, following faces from the previous frame. Needs
   /// running mode `.video`; timestamps must increase from call to call.
   public func detect(videoFrame image: MPImage, timestampInMilliseconds: Int) throws -> FaceLandmarkerResult {
@@ -129,5 +150,32 @@ public final class FaceLandmarker: @unchecked Sendable {
     settings.faceLandmarkerLiveStreamDelegate?.faceLandmarker(
       self, didFinishDetection: value, timestampInMilliseconds: timestamp, error: error)
     settings.liveStreamHandler?(value, timestamp, error)
+  }
+}
+
+/// Visage: a face's region for `FaceLandmarker.detect(image:faceRegions:)`: a box as a
+/// detection's `boundingBox` gives it, in pixels of the stored image, and the face's in-plane
+/// rotation in degrees as `Detection.inPlaneRotation` gives it (clockwise on screen; 0 for an
+/// upright face, 90 for one whose top points right).
+public struct FaceRegion: Sendable, Equatable {
+  /// The face's box, in pixels.
+  public var boundingBox: CGRect
+  /// The face's rotation, in degrees clockwise.
+  public var rotationDegrees: Double
+
+  /// Creates a region.
+  public init(boundingBox: CGRect, rotationDegrees: Double = 0) {
+    self.boundingBox = boundingBox
+    self.rotationDegrees = rotationDegrees
+  }
+
+  /// The region the landmark model reads, as `FaceRects.region(for:)` makes it from a
+  /// detection.
+  func normalizedRect(imageWidth: Int, imageHeight: Int) -> NormalizedRect {
+    let (w, h) = (Double(imageWidth), Double(imageHeight))
+    return NormalizedRect(
+      xCenter: Float(boundingBox.midX / w), yCenter: Float(boundingBox.midY / h),
+      width: Float(boundingBox.width / w) * 1.5, height: Float(boundingBox.height / h) * 1.5,
+      rotation: FaceRects.normalizeRadians(Float(rotationDegrees * .pi / 180)))
   }
 }

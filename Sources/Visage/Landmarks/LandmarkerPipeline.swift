@@ -58,13 +58,16 @@ final class LandmarkerPipeline {
     tracking = Tracking()
   }
 
-  /// One image (`timestamp` nil) or one frame of a stream.
-  func process(_ image: MPImage, timestamp: Int?) throws(VisionTaskError) -> [Face] {
+  /// One image (`timestamp` nil) or one frame of a stream; with `given` regions, a still
+  /// image's faces in those regions, with no detection.
+  func process(_ image: MPImage, timestamp: Int?, given: [NormalizedRect]? = nil) throws(VisionTaskError) -> [Face] {
     let (w, h) = (image.width, image.height)
     let streaming = timestamp != nil
-    // Each region with the detection it came from (none for a followed face).
+    // Each region with the detection it came from (none for a followed or given face).
     var regions: [(rect: NormalizedRect, detection: RawDetection?)]
-    if streaming && tracking.regions.count >= options.numFaces {
+    if let given {
+      regions = given.map { ($0, nil) }
+    } else if streaming && tracking.regions.count >= options.numFaces {
       // Enough faces are tracked: the detector does not run.
       regions = tracking.regions.map { ($0, nil) }
     } else {
@@ -78,7 +81,7 @@ final class LandmarkerPipeline {
         ? Self.associate(tracking.regions.map { ($0, nil) } + detected, threshold: options.minTrackingConfidence)
         : Array(detected)
     }
-    regions = Array(regions.prefix(options.numFaces))
+    if given == nil { regions = Array(regions.prefix(options.numFaces)) }
 
     var faces: [(landmarks: [SIMD3<Float>], region: NormalizedRect, detection: RawDetection?, presence: Float)] = []
     var next: [NormalizedRect] = []

@@ -46,6 +46,13 @@ final class TaskRunner<Output>: @unchecked Sendable {
     return try run(image, timestamp: nil)
   }
 
+  /// A still image through `body` in place of `process` (another entry of the same task,
+  /// under the same lock), for a method of image mode.
+  func image(_ image: MPImage, method: String, _ body: (MPImage) throws -> Output) throws -> Output {
+    try runningMode.require(.image, for: method)
+    return try lock.withLock { try body(image) }
+  }
+
   /// A video frame, for a method of video mode.
   func videoFrame(_ image: MPImage, timestamp: Int, method: String) throws -> Output {
     try runningMode.require(.video, for: method)
