@@ -78,7 +78,9 @@ struct Landmark: ParsableCommand {
   var cropSize = 112
 
   @Option(
-    help: "Room around the crops' template on each side, as a fraction of the side (0: as recognition models take it).")
+    help:
+      "Room around the crops' template on each side, as a fraction of the template's size (0: as recognition models take it)."
+  )
   var cropMargin = 0.0
 
   @Option(

@@ -126,7 +126,7 @@ import VisageTestSupport
         #expect(result.faceTrackingIds.count == result.faceLandmarks.count)
         #expect(result.faceScores.count == result.faceLandmarks.count)
         // A face followed without a detection keeps the score that found it.
-        #expect(result.faceScores.allSatisfy { $0.detection >= 0.5 && $0.presence > 0.5 })
+        #expect(result.faceScores.allSatisfy { ($0.detection ?? 0) >= 0.5 && $0.presence > 0.5 })
         let detected = try detector.detect(videoFrame: frame, timestampInMilliseconds: i * 33)
         #expect(detected.faceTrackingIds.count == detected.detections.count)
         if round == 0 {
@@ -179,6 +179,16 @@ import VisageTestSupport
     let given = try #require(
       try landmarker.detect(image: upright, faceRegions: [FaceRegion(boundingBox: box, rotationDegrees: rotation)])
         .faceLandmarks.first)
+    // No detection found a given face: its scores say so.
+    let scoring = Self.options()
+    scoring.outputFaceScores = true
+    scoring.isTrackingEnabled = true
+    let scored = try FaceLandmarker(options: scoring)
+    _ = try scored.detect(image: upright)
+    let regionScores = try scored.detect(
+      image: upright, faceRegions: [FaceRegion(boundingBox: box, rotationDegrees: rotation)]
+    ).faceScores
+    #expect(regionScores.count == 1 && regionScores[0].detection == nil && regionScores[0].presence > 0.5)
     // The pixel box is the detection's rounded down: the same face within a fraction of a pixel.
     let gap = zip(found, given).map { max(abs($0.x - $1.x), abs($0.y - $1.y)) }.max() ?? 1
     #expect(gap * Float(upright.width) < 1.5, "\(gap * Float(upright.width)) px apart")
@@ -254,7 +264,7 @@ import VisageTestSupport
     detectorOptions.minFacePresenceConfidence = 0
     let detection = try #require(
       try FaceDetector(options: detectorOptions).detect(image: Self.image("images/astronaut.png")).detections.first)
-    #expect(abs(scores.detection - detection.categories[0].score) < 1e-6)
+    #expect(abs((scores.detection ?? -1) - detection.categories[0].score) < 1e-6)
     #expect(abs(scores.presence - (detection.facePresence ?? -1)) < 1e-4)
   }
 

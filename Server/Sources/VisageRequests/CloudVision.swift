@@ -69,6 +69,7 @@ public enum CloudVision {
     var most = 0
     for feature in features {
       switch feature.type {
+      case nil: throw .invalidArgument("a feature has no type: ask for FACE_DETECTION")
       case .number(1), .name("FACE_DETECTION"): break
       case .number(let n):
         guard let name = featureNames[n] else { throw .invalidArgument("feature type \(n) is not a Feature.Type") }
@@ -87,7 +88,8 @@ public enum CloudVision {
   }
 
   private static func imageBytes(_ image: Image?) throws(Status) -> [UInt8] {
-    let source = image?.source.map { $0.imageUri ?? $0.gcsImageUri ?? "" }
+    // A source naming no URI is no source.
+    let source = image?.source.flatMap { $0.imageUri ?? $0.gcsImageUri }
     switch (image?.content, source) {
     case (.some, .some): throw .invalidArgument("Only one of image content and uri should be specified.")
     case (nil, .some):
@@ -111,9 +113,11 @@ public enum CloudVision {
   static func annotation(_ detail: AnalyzedFace, width: Int, height: Int) -> JSONValue {
     let face = detail.face
     var fields: [(String, JSONValue)] = [
-      ("boundingPoly", polygon(face.frame, width: width, height: height))
+      ("boundingPoly", polygon(face.frame.isFiniteBox ? face.frame : .zero, width: width, height: height))
     ]
-    if let box = detail.detectionFrame { fields.append(("fdBoundingPoly", polygon(box, width: width, height: height))) }
+    if let box = detail.detectionFrame, box.isFiniteBox {
+      fields.append(("fdBoundingPoly", polygon(box, width: width, height: height)))
+    }
     fields.append(("landmarks", .array(CloudVisionLandmark.allCases.map { landmark($0, of: detail) })))
     fields += [
       // Google's signs (docs/server.md): roll clockwise on screen, pan toward the image's
@@ -217,7 +221,7 @@ private struct Source: Decodable {
 }
 
 private struct Feature: Decodable {
-  let type: EnumValue
+  let type: EnumValue?
   let maxResults: FlexibleInt?
 }
 
@@ -246,4 +250,9 @@ private struct FlexibleInt: Decodable {
       throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an integer")
     }
   }
+}
+
+extension CGRect {
+  /// Whether every edge is a finite number (a box a polygon can be made of).
+  fileprivate var isFiniteBox: Bool { [minX, minY, maxX, maxY].allSatisfy(\.isFinite) }
 }

@@ -58,7 +58,9 @@ enum CloudVisionLandmark: String, CaseIterable {
   /// The mesh vertices averaged for this landmark (one where it is a vertex).
   var meshIndices: [Int] {
     switch self {
-    case .leftEye, .rightEye: []  // mlKitLandmark
+    // The eye openings' vertices, should the ML Kit landmark be missing.
+    case .leftEye: [33, 246, 161, 160, 159, 158, 157, 173, 133, 155, 154, 153, 145, 144, 163, 7]
+    case .rightEye: [362, 398, 384, 385, 386, 387, 388, 466, 263, 249, 390, 373, 374, 380, 381, 382]
     // Brow ends: the upper and lower edges' end vertices.
     case .leftOfLeftEyebrow: [70, 46]
     case .rightOfLeftEyebrow: [107, 55]

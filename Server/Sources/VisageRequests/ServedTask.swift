@@ -130,6 +130,7 @@ extension TaskRequest {
     // The landmark model for the presence check: the bundle's (the short-range model is
     // named inside it; the full-range file is not).
     options.landmarksModelAssetPath = range == "full" ? models.bundle : nil
+    options.isTrackingEnabled = flag("tracking")
     options.liveStreamHandler = handler
     return options
   }
@@ -166,6 +167,11 @@ extension TaskRequest {
     options.searchesAnyRotation = flag("any-rotation")
     options.liveStreamHandler = handler
     return options
+  }
+
+  /// The detector's optional outputs asked for (tracking IDs, on a stream).
+  public var detectorOutputs: LandmarkerOutputs {
+    LandmarkerOutputs(extras: flag("tracking") ? [.faceTrackingIds] : [])
   }
 
   /// The landmarker's optional outputs asked for, which its responses write.

@@ -85,6 +85,7 @@ struct OptionSpec {
       table["min-detection-confidence"] = .fraction
       table["min-suppression-threshold"] = .fraction
       table["min-face-presence-confidence"] = .fraction
+      if live { table["tracking"] = .flag }
     case .landmark:
       table["detector-range"] = OptionSpec(kind: .choice(["short", "full", "all"]))
       table["num-faces"] = OptionSpec(kind: .count(faceCounts))
@@ -134,7 +135,7 @@ struct OptionSpec {
       }
       return "\(Float(number))"
     case .fieldOfView:
-      guard let number = Self.decimal(value), number > 0, number < 180, Float(number) < 180 else {
+      guard let number = Self.decimal(value), number > 0, number < 180, Float(number) > 0, Float(number) < 180 else {
         throw .badRequest("option `\(name)` takes degrees between 0 and 180 (exclusive), got '\(value)'")
       }
       return "\(Float(number))"

@@ -51,10 +51,13 @@ final class LiveSession: @unchecked Sendable {
     let weak = WeakSession(self)
     switch request.kind {
     case .detect:
+      let outputs = request.detectorOutputs
       let detector = try ServedTask.library {
         try FaceDetector(
           options: request.detectorOptions(models: models) { result, t, error in
-            weak.session?.deliver(t, error: error) { try report($0, source: $1, result: result!, timestampMs: t) }
+            weak.session?.deliver(t, error: error) {
+              try report($0, source: $1, result: result!, timestampMs: t, outputs: outputs)
+            }
           })
       }
       runner = LiveRunner(
@@ -93,10 +96,11 @@ final class LiveSession: @unchecked Sendable {
   private static func droppedReply(for request: TaskRequest) -> (PictureFacts, String, Int) throws -> JSONValue {
     switch request.kind {
     case .detect:
+      let outputs = request.detectorOutputs
       return {
         try report(
           $0, source: $1, result: FaceDetectorResult(detections: [], timestampInMilliseconds: $2), timestampMs: $2,
-          dropped: true)
+          dropped: true, outputs: outputs)
       }
     case .landmark:
       let outputs = request.landmarkerOutputs

@@ -52,6 +52,34 @@ import VisageRequests
     engine.shutdown()
   }
 
+  /// `tracking=true` numbers a stream's faces: the pan clip's one face keeps one ID, in the
+  /// detector and the landmarker, and dropped frames carry the key too.
+  @Test(arguments: ["detect", "landmark"])
+  func liveTrackingNumbersFaces(task: String) async throws {
+    let engine = try F.engine()
+    try await makeApplication(engine: engine).test(.live) { client in
+      _ = try await within(60, "a tracked live stream") {
+        try await client.ws("/v1/live?task=\(task)&tracking=true", configuration: .init(maxFrameSize: 1 << 22)) {
+          inbound, outbound, _ in
+          // One frame in flight, as the page sends them: none is dropped, so the face moves
+          // little from one answered frame to the next.
+          var replies = inbound.messages(maxSize: 1 << 24).makeAsyncIterator()
+          var ids: [[Int]] = []
+          for frame in F.panFrames {
+            try await outbound.write(.binary(ByteBuffer(bytes: frame)))
+            guard case .text(let text) = try await replies.next() else { break }
+            let reply = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            ids.append(try #require(reply["faceTrackingIds"] as? [Int], "\(text.prefix(200))"))
+          }
+          let seen = ids.filter { !$0.isEmpty }
+          #expect(
+            seen.count * 2 >= F.panFrames.count && seen.allSatisfy { $0 == seen[0] } && seen[0].count == 1, "\(ids)")
+        }
+      }
+    }
+    engine.shutdown()
+  }
+
   @Test func aLiveStreamAnswersBadFramesAndOptionsInTheEnvelope() async throws {
     let engine = try F.engine()
     try await makeApplication(engine: engine).test(.live) { client in
@@ -71,7 +99,7 @@ import VisageRequests
       }
       // Refused at the upgrade: Hummingbird's bare 400.
       let port = try #require(client.port)
-      for query in ["task=shoot", "task=landmark&num-faces=0", "", "task=detect&tracking=true"] {
+      for query in ["task=shoot", "task=landmark&num-faces=0", "", "task=detect&tracking=maybe"] {
         let reply = try await blocking { () -> String in
           let socket = try RawClient(port: port)
           try socket.send(

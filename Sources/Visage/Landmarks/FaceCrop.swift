@@ -6,8 +6,9 @@ import Foundation
 public struct FaceCropOptions: Sendable, Equatable {
   /// The crop's side, in pixels. Default 112.
   public var size: Int
-  /// Room around the template on each side, as a fraction of the crop: 0 is the template as
-  /// recognition models were trained on; 0.25 shows the face smaller, with more around it.
+  /// Room around the template on each side, as a fraction of the template's own size: the
+  /// template takes 1 / (1 + 2·margin) of the crop's side. 0 is the template as recognition
+  /// models were trained on; 0.25 shows the face at two thirds of that size.
   public var margin: Double
 
   /// Creates options.
@@ -44,9 +45,11 @@ extension MPImage {
       )
     }
     let (w, h) = (Double(width), Double(height))
+    // In the sampler's coordinates, where pixel i's centre is at i (normalized x · width puts
+    // it at i + 0.5).
     func pixel(_ indices: [Int]) -> SIMD2<Double> {
       indices.reduce(SIMD2<Double>()) { $0 + SIMD2(Double(landmarks[$1].x) * w, Double(landmarks[$1].y) * h) }
-        / Double(indices.count)
+        / Double(indices.count) - SIMD2(repeating: 0.5)
     }
     // The eye centres as ML Kit's eye landmarks are (the eye opening's 16 points), so gaze does
     // not move them; the subject's right eye and mouth corner are on the image's left.
@@ -77,6 +80,9 @@ extension MPImage {
 
   /// The pixel value at `p` (pixel centres at whole coordinates), bilinear, black outside.
   private func sampleBilinear(at p: SIMD2<Double>, into out: inout [UInt8], offset: Int) {
+    // Far outside (or not a number, from landmarks far off the picture): black, before any
+    // conversion to Int could trap.
+    guard p.x > -2, p.y > -2, p.x < Double(width) + 1, p.y < Double(height) + 1 else { return }
     let x0 = Int(floor(p.x))
     let y0 = Int(floor(p.y))
     let (fx, fy) = (p.x - Double(x0), p.y - Double(y0))

@@ -35,13 +35,14 @@ public struct IrisDistances: Sendable, Equatable, Hashable {
 /// Visage: the scores that admitted a face (`FaceLandmarkerOptions.outputFaceScores`).
 public struct FaceScores: Sendable, Equatable, Hashable {
   /// The face detector's score for the detection the face was found from; for a face
-  /// followed from earlier frames, the score of the detection that first found it.
-  public var detection: Float
+  /// followed from earlier frames, the score of the last detection that found it. Nil when
+  /// no detection did: a region the caller gave, or a followed face whose number changed.
+  public var detection: Float?
   /// The landmark model's face presence for the face in this image, in 0...1.
   public var presence: Float
 
   /// Creates scores.
-  public init(detection: Float, presence: Float) {
+  public init(detection: Float?, presence: Float) {
     self.detection = detection
     self.presence = presence
   }
@@ -70,7 +71,7 @@ final class LandmarkerExtras {
   private var tracker = FaceTracker()
   /// By tracking ID: the detection score that first found the face, and its smoothed iris
   /// distances.
-  private var followed: [Int: (detection: Float, iris: IrisDistances?)] = [:]
+  private var followed: [Int: (detection: Float?, iris: IrisDistances?)] = [:]
 
   init(options: FaceLandmarkerOptions) {
     self.options = options
@@ -97,27 +98,33 @@ final class LandmarkerExtras {
     let needsIDs =
       options.isTrackingEnabled || (streaming && (options.outputFaceScores || options.outputFaceIrisDistances))
     let ids = needsIDs ? tracker.assign(faces.map { Self.frame($0.landmarks, view) }) : []
-    var next: [Int: (detection: Float, iris: IrisDistances?)] = [:]
+    var next: [Int: (detection: Float?, iris: IrisDistances?)] = [:]
     let focal = Self.focalLength(image, verticalFieldOfView: options.verticalFieldOfView(for: image))
     for (i, face) in faces.enumerated() {
       let id = ids.isEmpty ? nil : ids[i]
-      let earlier = id.flatMap { followed[$0] }
+      // Only a stream carries a face's past over; still images (and given regions) stand alone.
+      let earlier = streaming ? id.flatMap { followed[$0] } : nil
       if options.outputFaceHeadPoses {
         outputs[i].headPose = face.transformationMatrix.map {
           HeadPose.eulerAngles($0, quarterTurns: view.quarterTurns)
         }
       }
       if options.isTrackingEnabled { outputs[i].trackingID = id }
-      let detection = face.detection?.score ?? earlier?.detection ?? 0
+      let detection = face.detection?.score ?? earlier?.detection ?? nil
       if options.outputFaceScores { outputs[i].scores = FaceScores(detection: detection, presence: face.presence) }
       var iris: IrisDistances?
       if options.outputFaceIrisDistances {
-        iris = Self.irisDistances(face.landmarks, width: image.width, height: image.height, focalLength: focal)
-        if streaming, let new = iris, let old = earlier?.iris {
+        let new = Self.irisDistances(face.landmarks, width: image.width, height: image.height, focalLength: focal)
+        outputs[i].irisDistances = new
+        iris = new
+        if let old = earlier?.iris {
           let w = Float(Self.irisDistanceUpdateWeight)
-          iris = IrisDistances(left: (1 - w) * old.left + w * new.left, right: (1 - w) * old.right + w * new.right)
+          outputs[i].irisDistances = new.map {
+            IrisDistances(left: (1 - w) * old.left + w * $0.left, right: (1 - w) * old.right + w * $0.right)
+          }
+          // A frame whose irises have no size keeps the smoothed value for the next one.
+          iris = outputs[i].irisDistances ?? old
         }
-        outputs[i].irisDistances = iris
       }
       if let id { next[id] = (detection, iris) }
     }
