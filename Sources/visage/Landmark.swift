@@ -212,18 +212,25 @@ struct Landmark: ParsableCommand {
       canvas.draw(result)
       try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
     }
+    var cropFiles: [String] = []
     if let crops {
       // Named as --annotate names a batch's pictures, with the face's number.
       let base = frames.annotationPath(crops, for: frame, alwaysInFolder: true).dropLast(4)
       for (i, face) in result.faceLandmarks.enumerated() {
         let crop = try image.alignedFaceCrop(
           landmarks: face, options: FaceCropOptions(size: cropSize, margin: cropMargin))
-        try writePNG(crop, to: base + "-face\(i + 1).png")
+        cropFiles.append(base + "-face\(i + 1).png")
+        try writePNG(crop, to: cropFiles[i])
       }
     }
-    let line = try resultLine(
+    var line = try resultLine(
       result, frame: frame, image: image, timestampMs: runningMode == .image ? nil : result.timestampInMilliseconds,
       outputs: outputs)
+    // Each face's crop file, after the result's own keys, in the faces' order.
+    if crops != nil, case .object(var fields) = line {
+      fields.append(("faceCrops", .array(cropFiles.map { .string($0) })))
+      line = .object(fields)
+    }
     reporter.emit(line, text: "\(frame.label): " + summary(result))
   }
 

@@ -96,9 +96,11 @@ import VisageTestSupport
   @Test func cropsAreWritten() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-crops-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    _ = try Self.line(["landmark", "--crops", folder, "--crop-size", "64"])
+    let line = try Self.line(["landmark", "--crops", folder, "--crop-size", "64"])
     let files = try FileManager.default.contentsOfDirectory(atPath: folder)
     #expect(files == ["0000-astronaut-face1.png"], "\(files)")
+    // The line names them, after the result.
+    #expect(line.hasSuffix(#""faceCrops": ["\#(folder)/0000-astronaut-face1.png"]}"#), "\(line.suffix(120))")
     let crop = try MPImage(contentsOfFile: folder + "/" + files[0])
     #expect(crop.width == 64 && crop.height == 64)
     #expect(try CLI.run(["landmark", "--crops", folder, "--crop-size", "0", Self.path]).status == 2)
