@@ -61,11 +61,12 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
   /// misspelt cap cannot pass for a tested level.
   public static let active: InstructionSet = {
     guard let cap = ProcessInfo.processInfo.environment["VISAGE_MAX_ISA"], !cap.isEmpty else { return supported }
-    guard let level = allCases.first(where: { $0.description == cap }) else {
-      fatalError("VISAGE_MAX_ISA is \"\(cap)\"; it must be baseline, avx2 or avx512")
-    }
+    guard let level = named(cap) else { fatalError(KernelEnvironment.problems()[0]) }
     return min(level, supported)
   }()
+
+  /// The level a `VISAGE_MAX_ISA` value names, if any.
+  static func named(_ text: String) -> InstructionSet? { allCases.first { $0.description == text } }
 }
 
 /// One instruction set's micro-kernels: entry points of one copy of VisageMicroKernels,

@@ -46,9 +46,10 @@ public enum TileHeight {
   /// once. Any other value stops the process, as a misspelt `VISAGE_MAX_ISA` does.
   static let forced: Int? = {
     guard let text = ProcessInfo.processInfo.environment["VISAGE_TILE_ROWS"], !text.isEmpty else { return nil }
-    guard let rows = Int(text), candidates.contains(rows) else {
-      fatalError("VISAGE_TILE_ROWS is \"\(text)\"; it must be 8, 6, 4 or 2")
-    }
+    guard let rows = named(text) else { fatalError(KernelEnvironment.problems().last!) }
     return rows
   }()
+
+  /// The height a `VISAGE_TILE_ROWS` value names, if any.
+  static func named(_ text: String) -> Int? { Int(text).flatMap { candidates.contains($0) ? $0 : nil } }
 }

@@ -5,6 +5,9 @@ import VisageImageIO
 import VisageService
 
 struct Analyze: ParsableCommand {
+  /// The analyzer's blendshapes come with `--classification`.
+  static let flags = ["outputFaceBlendshapes": "--classification"]
+
   static let configuration = CommandConfiguration(
     abstract: "ML Kit-style face analysis: frame, head angles, landmarks, contours, smile and eyes, tracking IDs.",
     discussion: """
@@ -44,20 +47,22 @@ struct Analyze: ParsableCommand {
   @Flag(help: "Report smiling and eye-open probabilities.")
   var classification = false
 
-  @Option(help: "Narrowest face reported, as a fraction of the image width, 0...1.")
+  @Option(parsing: .unconditional, help: "Narrowest face reported, as a fraction of the image width, 0...1.")
   var minFaceSize: Float = 0.1
 
   @Flag(help: "Give each face a tracking ID that stays the same while it is in view.")
   var tracking = false
 
-  @Option(help: "The most faces analyzed per image.")
+  @Option(parsing: .unconditional, help: "The most faces analyzed per image.")
   var maxFaces = 10
 
   @Option(help: "image or video.")
   var runningMode: AnalyzeRunningMode = .image
 
   func validate() throws {
-    try validateThroughLibrary { () throws(VisionTaskError) in try options(bundle: "", fullRangePath: nil).validate() }
+    try validateThroughLibrary(flags: Self.flags) { () throws(VisionTaskError) in
+      try options(bundle: "", fullRangePath: nil).validate()
+    }
   }
 
   /// The analyzer options the arguments ask for, with the models' paths given apart (the
@@ -85,7 +90,7 @@ struct Analyze: ParsableCommand {
     try processBatch(
       frames, reporter: reporter, decodeAhead: io.decodeAhead, copies: copies,
       make: { threads in
-        try makeTask {
+        try makeTask(flags: Self.flags) {
           try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: threads))
         }
       },

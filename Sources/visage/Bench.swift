@@ -18,13 +18,15 @@ struct Bench: ParsableCommand {
       For LiteRT side by side in the same run: python3 Benchmarks/compare.py
       """)
 
-  @Option(help: "Threads each model's larger operators share (and BLAS's threads with --kernels blas), 1...64.")
+  @Option(
+    parsing: .unconditional,
+    help: "Threads each model's larger operators share (and BLAS's threads with --kernels blas), 1...64.")
   var threads = 1
 
-  @Option(help: "Timed runs per item.")
+  @Option(parsing: .unconditional, help: "Timed runs per item.")
   var iterations = 200
 
-  @Option(help: "Untimed runs before timing.")
+  @Option(parsing: .unconditional, help: "Untimed runs before timing.")
   var warmup = 20
 
   @Option(help: "Measure only this item (repeatable): \(Bench.itemNames.joined(separator: ", ")).")

@@ -40,10 +40,10 @@ struct Compare: ParsableCommand {
 
 /// `--atol` and `--rtol`, shared by `compare` and `run --against`.
 struct ToleranceOptions: ParsableArguments {
-  @Option(help: "Absolute tolerance.")
+  @Option(parsing: .unconditional, help: "Absolute tolerance.")
   var atol: Double = 1e-4
 
-  @Option(help: "Relative tolerance, a fraction of the reference value.")
+  @Option(parsing: .unconditional, help: "Relative tolerance, a fraction of the reference value.")
   var rtol: Double = 1e-3
 
   func validate() throws {

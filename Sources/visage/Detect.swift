@@ -33,13 +33,14 @@ struct Detect: ParsableCommand {
   @Flag(help: "Also search the image turned by 90°, 180° and 270° (sideways and upside-down faces; ~4× the time).")
   var anyRotation = false
 
-  @Option(help: "Lowest score reported, 0...1.")
+  @Option(parsing: .unconditional, help: "Lowest score reported, 0...1.")
   var minDetectionConfidence: Float = 0.5
 
-  @Option(help: "IoU above which overlapping boxes merge, 0...1.")
+  @Option(parsing: .unconditional, help: "IoU above which overlapping boxes merge, 0...1.")
   var minSuppressionThreshold: Float = 0.3
 
   @Option(
+    parsing: .unconditional,
     help:
       "Check each face with the face landmark model and drop it when its face presence is below this, 0...1 (off by default; about one landmark run per face)."
   )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The options `detect`, `landmark` and `analyze` share: where the frames come from, the
 /// frame rate, threads, and how results are written.
@@ -19,12 +20,14 @@ struct FrameOptions: ParsableArguments {
   var inputFormat: InputFormat = .files
 
   @Option(
+    parsing: .unconditional,
     help:
-      "Frame rate for video and live-stream timestamps, round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30)."
+      "Frame rate of a video or stream: timestamps round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30); a live stream is also fed in real time at this rate."
   )
   var fps: Double?
 
   @Option(
+    parsing: .unconditional,
     help:
       "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, detect --profile-search, and in video and live-stream mode. Results and their order are the same for any count."
   )
@@ -59,6 +62,13 @@ struct FrameOptions: ParsableArguments {
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.
   func validate() throws {
     if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
+    // The annotation is a PNG: a file named for another format would hold the wrong thing.
+    if let annotate, !InputFrames.namesFolder(annotate) {
+      let suffix = URL(fileURLWithPath: annotate).pathExtension.lowercased()
+      if ["jpg", "jpeg", "webp", "gif", "bmp", "tif", "tiff", "heic", "avif"].contains(suffix) {
+        throw ValidationError("--annotate writes PNG: give a .png file or a folder, not '\(annotate)'")
+      }
+    }
   }
 
   /// The inputs, and the reporter that writes one line per input. `timestamped`: whether

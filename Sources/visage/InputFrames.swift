@@ -197,11 +197,24 @@ final class InputFrames {
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
-  /// input, else a PNG named after the input inside the folder `path`.
+  /// input and `path` is not a folder (an existing one, or one written with a trailing `/`),
+  /// else a PNG named after the input inside the folder `path`.
   func annotationPath(_ path: String, for frame: Frame, alwaysInFolder: Bool = false) -> String {
-    if count == 1 && !alwaysInFolder { return path }
-    let base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
-    return path + "/" + String(format: "%04d-", frame.index) + base + ".png"
+    if count == 1 && !alwaysInFolder && !Self.namesFolder(path) { return path }
+    var base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
+    // A source such as `/`, `.` or `..` names no file: the input's number alone names it.
+    if !isStream && (frame.source.hasSuffix("/") || ["", "/", ".", ".."].contains(base)) {
+      base = "input"
+    }
+    return (path.hasSuffix("/") ? String(path.dropLast()) : path) + "/" + String(format: "%04d-", frame.index) + base
+      + ".png"
+  }
+
+  /// Whether `path` is meant as a folder: it ends with `/`, or a folder is there.
+  static func namesFolder(_ path: String) -> Bool {
+    var isFolder: ObjCBool = false
+    return path.hasSuffix("/")
+      || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
   }
 
   /// Reads paths one per line from standard input (`-`) or from a file, trimmed, skipping

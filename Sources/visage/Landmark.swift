@@ -35,16 +35,16 @@ struct Landmark: ParsableCommand {
   @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
   var anyRotation = false
 
-  @Option(help: "The most faces to find, at least 1.")
+  @Option(parsing: .unconditional, help: "The most faces to find, at least 1.")
   var numFaces: Int = 1
 
-  @Option(help: "Lowest detector score for a new face, 0...1.")
+  @Option(parsing: .unconditional, help: "Lowest detector score for a new face, 0...1.")
   var minFaceDetectionConfidence: Float = 0.5
 
-  @Option(help: "Lowest face presence score for a face to be reported, 0...1.")
+  @Option(parsing: .unconditional, help: "Lowest face presence score for a face to be reported, 0...1.")
   var minFacePresenceConfidence: Float = 0.5
 
-  @Option(help: "Lowest face presence score for a face to stay tracked in video, 0...1.")
+  @Option(parsing: .unconditional, help: "Lowest face presence score for a face to stay tracked in video, 0...1.")
   var minTrackingConfidence: Float = 0.5
 
   @Flag(help: "Add the 52 blendshape scores of each face.")
@@ -74,10 +74,11 @@ struct Landmark: ParsableCommand {
       valueName: "folder"))
   var crops: String?
 
-  @Option(help: "The crops' side in pixels.")
+  @Option(parsing: .unconditional, help: "The crops' side in pixels.")
   var cropSize = 112
 
   @Option(
+    parsing: .unconditional,
     help:
       "Room around the crops' template on each side, as a fraction of the template's size (0: as recognition models take it)."
   )
@@ -90,7 +91,9 @@ struct Landmark: ParsableCommand {
       valueName: "x,y,w,h[,degrees]"))
   var regions: [FaceRegionArgument] = []
 
-  @Option(help: "The camera's vertical field of view in degrees, which matrices, poses, meshes and distances assume.")
+  @Option(
+    parsing: .unconditional,
+    help: "The camera's vertical field of view in degrees, which matrices, poses, meshes and distances assume.")
   var cameraFov: Float = 63
 
   @Flag(help: "Take the camera's focal length from each image's Exif (FocalLengthIn35mmFilm) when it has one.")
@@ -107,10 +110,14 @@ struct Landmark: ParsableCommand {
   )
   var smoothing: SmoothingChoice = .everyFace
 
-  @Option(help: "The smoothing filter's cutoff at rest in hertz (MediaPipe's 0.05): lower smooths a still face more.")
+  @Option(
+    parsing: .unconditional,
+    help: "The smoothing filter's cutoff at rest in hertz (MediaPipe's 0.05): lower smooths a still face more.")
   var smoothingMinCutoff: Float = LandmarkFilterParameters.mediaPipe.minCutoff
 
-  @Option(help: "The smoothing filter's beta (MediaPipe's 80): higher follows a moving face with less lag.")
+  @Option(
+    parsing: .unconditional,
+    help: "The smoothing filter's beta (MediaPipe's 80): higher follows a moving face with less lag.")
   var smoothingBeta: Float = LandmarkFilterParameters.mediaPipe.beta
 
   @Option(help: "image, video or live-stream.")

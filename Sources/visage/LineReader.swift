@@ -23,6 +23,14 @@ final class LineReader {
       }
       (file, ownsFile) = (opened, true)
     }
+    // A folder opens, and then reads as empty (getline fails with EISDIR): say so instead.
+    // (The stream is closed by deinit, which runs for a class whose init throws once every
+    // property is set.)
+    var status = stat()
+    if fstat(fileno(file), &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+      throw SetupError(
+        path == "-" ? "standard input is a folder, not a file of lines" : "'\(path)' is a folder, not a file of lines")
+    }
   }
 
   deinit {

@@ -15,6 +15,13 @@ struct Visage: ParsableCommand {
   /// when an input failed, a model or file could not be read (`SetupError`) or standard
   /// output could not be written, 2 for usage errors (argument parser's own would be 64).
   static func main() {
+    // A bad tuning variable is a usage error, before anything reads it (the kernels would stop
+    // the process with a backtrace).
+    let problems = EnvironmentCheck.problems() + environmentProblems()
+    if !problems.isEmpty {
+      FileHandle.standardError.write(Data(problems.map { "Error: \($0)\n" }.joined().utf8))
+      Foundation.exit(2)
+    }
     retainFreedMemory()
     // OpenBLAS's workers would spin for a tenth of a second at start; only `--kernels blas`
     // uses BLAS, and it makes them again (GEMM.stopIdleThreads).
@@ -65,4 +72,13 @@ enum StandardOutput {
 /// choose its host's allocator.
 private func retainFreedMemory() {
   _ = visage_retain_freed_memory()
+}
+
+/// The command line's own environment variables with values it cannot use.
+func environmentProblems(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
+  guard let text = environment["VISAGE_SEARCH_PROGRESS_AFTER"], !text.isEmpty else { return [] }
+  guard let seconds = Double(text), seconds.isFinite, seconds >= 0 else {
+    return ["VISAGE_SEARCH_PROGRESS_AFTER is \"\(text)\"; it must be a number of seconds, 0 or more"]
+  }
+  return []
 }

@@ -237,14 +237,15 @@ import VisageTestSupport
     }
   }
 
-  /// Option values the library refuses are usage errors carrying the library's message.
+  /// Option values the library refuses are usage errors carrying the library's message, its
+  /// option names put as the flags.
   @Test func optionChecksAreTheLibrarys() throws {
     for (arguments, message) in [
-      (["detect", "--min-detection-confidence", "2"], "invalid `minDetectionConfidence` option"),
-      (["detect", "--min-face-presence-confidence", "1.5"], "invalid `minFacePresenceConfidence` option"),
-      (["landmark", "--num-faces", "0"], "invalid `numFaces` option"),
-      (["analyze", "--threads", "65"], "invalid `threadCount` option"),
-      (["detect", "--running-mode", "live-stream", "--threads", "0"], "invalid `threadCount` option"),
+      (["detect", "--min-detection-confidence", "2"], "invalid --min-detection-confidence option"),
+      (["detect", "--min-face-presence-confidence", "1.5"], "invalid --min-face-presence-confidence option"),
+      (["landmark", "--num-faces", "0"], "invalid --num-faces option"),
+      (["analyze", "--threads", "65"], "invalid --threads option"),
+      (["detect", "--running-mode", "live-stream", "--threads", "0"], "invalid --threads option"),
     ] {
       let run = try CLI.run(arguments + [Self.astronaut])
       #expect(run.status == 2 && run.stdout.isEmpty && run.stderr.contains(message), "\(arguments): \(run.stderr)")

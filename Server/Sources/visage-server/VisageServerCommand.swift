@@ -77,6 +77,8 @@ struct VisageServerCommand: AsyncParsableCommand {
   }
 
   func run() async throws {
+    // A bad tuning variable is refused here (status 64) rather than stopping a kernel later.
+    if let problem = EnvironmentCheck.problems().first { throw ValidationError(problem) }
     // Photos' pixel buffers are reused from one request to the next (12 MP photos: 1.6x the
     // images per second).
     ProcessMemory.retainFreedMemory()

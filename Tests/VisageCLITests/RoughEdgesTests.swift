@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+import VisageTestSupport
+
+/// Issue 47's defects of the command line, each as a new user hit it: a folder given as a file
+/// of lines, bad `VISAGE_*` variables, negative numbers, and errors naming the library's option
+/// names rather than the flags typed.
+@Suite(.timeLimit(.minutes(2))) struct RoughEdgesTests {
+  static let photo = "Tests/Fixtures/images/astronaut.png"
+
+  /// A folder as the jsonl file, as standard input, or as `--paths-from` is refused (status 1),
+  /// where it used to read as empty and pass.
+  @Test func aFolderIsNotAFileOfLines() throws {
+    let folder = FileManager.default.temporaryDirectory.path
+    for arguments in [
+      ["detect", "--input-format", "jsonl", folder], ["detect", "--paths-from", folder],
+    ] {
+      let run = try CLI.run(arguments)
+      #expect(run.status == 1 && run.stderr.contains("is a folder"), "\(arguments): \(run.status) \(run.stderr)")
+    }
+    let piped = try CLI.shell("$VISAGE detect --input-format jsonl - < \(folder)")
+    #expect(piped.status == 1 && piped.stderr.contains("standard input is a folder"), "\(piped.stderr)")
+  }
+
+  /// A bad tuning variable is a usage error with its name and the values allowed, never a
+  /// stop with a backtrace (SIGILL, status 132).
+  @Test(arguments: [
+    ("VISAGE_TILE_ROWS=3", "VISAGE_TILE_ROWS is \"3\"; it must be 8, 6, 4 or 2"),
+    ("VISAGE_MAX_ISA=avx9", "VISAGE_MAX_ISA is \"avx9\"; it must be baseline, avx2 or avx512"),
+    ("VISAGE_SEARCH_PROGRESS_AFTER=soon", "VISAGE_SEARCH_PROGRESS_AFTER is \"soon\""),
+    ("VISAGE_WEIGHTS=/nonexistent", "VISAGE_WEIGHTS is \"/nonexistent\", which is not a folder"),
+  ])
+  func badEnvironmentVariablesAreUsageErrors(setting: String, message: String) throws {
+    let run = try CLI.shell("\(setting) $VISAGE detect \(Self.photo)")
+    #expect(run.status == 2, "\(setting): \(run.status)")
+    #expect(run.stderr.contains(message) && !run.stderr.contains("Backtrace"), "\(run.stderr)")
+  }
+
+  /// A negative number is read as the option's value and refused as out of range, where it
+  /// was taken for a flag ("Missing value for '--threads <threads>'").
+  @Test(arguments: [
+    (["detect", "--threads", "-1", photo], "--threads"),
+    (["detect", "--fps", "-5", "--running-mode", "video", photo], "--fps"),
+    (["landmark", "--num-faces", "-2", photo], "--num-faces"),
+    (["detect", "--min-detection-confidence", "-0.5", photo], "--min-detection-confidence"),
+    (["compare", "--atol", "-1", "a", "b"], "--atol"),
+    (["bench", "--iterations", "-1"], "--iterations"),
+  ])
+  func negativeNumbersAreOutOfRange(arguments: [String], flag: String) throws {
+    let run = try CLI.run(arguments)
+    #expect(run.status == 2, "\(arguments): \(run.status)")
+    #expect(run.stderr.contains(flag) && !run.stderr.contains("Missing value"), "\(run.stderr)")
+  }
+
+  /// Errors name the flag typed, not the library's option.
+  @Test(arguments: [
+    (["analyze", "--max-faces", "0", photo], "--max-faces", "maximumFaceCount"),
+    (["landmark", "--num-faces", "0", photo], "--num-faces", "numFaces"),
+    (["detect", "--threads", "0", photo], "--threads", "threadCount"),
+    (["landmark", "--camera-fov", "200", photo], "--camera-fov", "cameraVerticalFieldOfView"),
+  ])
+  func errorsNameTheFlags(arguments: [String], flag: String, libraryName: String) throws {
+    let run = try CLI.run(arguments)
+    #expect(run.status == 2 && run.stderr.contains(flag) && !run.stderr.contains(libraryName), "\(run.stderr)")
+  }
+}
+
+/// Annotation paths: a folder with one input, names for sources that name no file, and a
+/// file named for another format.
+@Suite(.timeLimit(.minutes(2))) struct AnnotationPathTests {
+  @Test func aFolderTakesTheAnnotationOfOneInput() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-annotate-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    for path in [folder, folder + "/"] {
+      let run = try CLI.run(["detect", "--annotate", path, RoughEdgesTests.photo])
+      #expect(run.status == 0, "\(path): \(run.stderr)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["0000-astronaut.png"])
+  }
+
+  @Test func aJPEGNameIsRefused() throws {
+    let run = try CLI.run(["detect", "--annotate", "/tmp/out.jpg", RoughEdgesTests.photo])
+    #expect(run.status == 2 && run.stderr.contains("--annotate writes PNG"), "\(run.stderr)")
+  }
+}
