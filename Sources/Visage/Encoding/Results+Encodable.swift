@@ -174,11 +174,11 @@ extension HeadEulerAngles: Encodable {
 
 /// A point in pixels, written as `x` and `y`.
 private struct PixelPoint: Encodable {
-  let x: Double
-  let y: Double
+  let x: Float
+  let y: Float
   init(_ point: CGPoint) {
-    x = Double(point.x)
-    y = Double(point.y)
+    x = Float(point.x)
+    y = Float(point.y)
   }
 }
 
@@ -204,10 +204,12 @@ extension Face: Encodable {
   public func encode(to encoder: any Encoder) throws {
     var c = encoder.container(keyedBy: CodingKeys.self)
     var box = c.nestedContainer(keyedBy: FrameKeys.self, forKey: .frame)
-    try box.encode(Double(frame.minX), forKey: .x)
-    try box.encode(Double(frame.minY), forKey: .y)
-    try box.encode(Double(frame.width), forKey: .width)
-    try box.encode(Double(frame.height), forKey: .height)
+    // Positions come from Float landmarks: written at Float's precision, in its shortest form
+    // (180.71599, not 180.7159881591797).
+    try box.encode(Float(frame.minX), forKey: .x)
+    try box.encode(Float(frame.minY), forKey: .y)
+    try box.encode(Float(frame.width), forKey: .width)
+    try box.encode(Float(frame.height), forKey: .height)
     try c.encode(headEulerAngleX, forKey: .headEulerAngleX)
     try c.encode(headEulerAngleY, forKey: .headEulerAngleY)
     try c.encode(headEulerAngleZ, forKey: .headEulerAngleZ)
