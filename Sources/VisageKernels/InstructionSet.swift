@@ -16,9 +16,11 @@ import VisageMicroKernels
 /// module three times from the same sources (the AVX2 and AVX-512 copies' folders are
 /// symlinks to it), with `-target-cpu haswell` and `skylake-avx512`. Each process runs
 /// one level, picked from the CPU's features the first time a kernel is planned. Every
-/// copy sums in the same order with a separate multiply and add (Swift does not contract
-/// them into FMAs), so all levels give the same bits. Elsewhere (arm64, Apple platforms)
-/// there is one copy, the baseline, which there means NEON.
+/// copy sums in the same order; the AVX2 and AVX-512 copies fuse each multiply-add into an
+/// FMA (`VISAGE_FMA`, one rounding), the baseline multiplies and adds apart as TFLite's
+/// reference kernels do, so the baseline gives their bits and the FMA levels differ by
+/// rounding (docs/parity.md). Elsewhere (arm64, Apple platforms) there is one copy, the
+/// baseline, which there means NEON.
 public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
   /// What the target's baseline offers: SSE2 on x86-64, NEON on arm64.
   case baseline
@@ -46,12 +48,12 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
     #endif
   }()
 
-  /// Every level this build and this CPU can run, for tests that compare them.
   /// Whether this level's micro-kernels fuse each multiply-add of a dot product into one
   /// FMA instruction (one rounding): AVX2 and AVX-512 do, the baseline (SSE2, or NEON on
   /// arm64) multiplies and adds as TFLite's reference kernels do, bit for bit.
   public var fusesMultiplyAdd: Bool { self != .baseline }
 
+  /// Every level this build and this CPU can run, for tests that compare them.
   public static var runnable: [InstructionSet] { allCases.filter { $0 <= supported } }
 
   /// The level every kernel planned in this process runs: `supported`, capped by the

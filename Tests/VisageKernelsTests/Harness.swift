@@ -1,7 +1,6 @@
 import VisageKernels
 import VisageTestSupport
 
-/// Array-in, array-out wrappers around the pointer-based kernels, so tests read as maths.
 /// Which twin of a kernel runs.
 enum KernelPath: String, CaseIterable, Sendable {
   /// The naive loops that transliterate TFLite's reference kernels.
@@ -10,6 +9,7 @@ enum KernelPath: String, CaseIterable, Sendable {
   case optimized
 }
 
+/// Array-in, array-out wrappers around the pointer-based kernels, so tests read as maths.
 enum Kernel {
   /// Regular convolution through the reference loops (`backend` nil) or a `ConvolutionPlan`.
   static func convolution(

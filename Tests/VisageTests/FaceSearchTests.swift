@@ -5,7 +5,7 @@ import VisageTestSupport
 
 @testable import Visage
 
-/// The wider searches of issue 16: all scales (`searchesAllScales`, `--range all`) and any
+/// The wider searches (docs/every-face.md): all scales (`searchesAllScales`, `--range all`) and any
 /// rotation (`searchesAnyRotation`, `--any-rotation`). MediaPipe has neither, so the checks are
 /// against known geometry: the upright result turned, and the crowd set's pasted faces.
 @Suite(.timeLimit(.minutes(10))) struct FaceSearchTests {

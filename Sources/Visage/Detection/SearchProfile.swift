@@ -1,6 +1,6 @@
 import Dispatch
 
-/// Where the last wider search's time went (issue 31's breakdown): each pass by kind and turn,
+/// Where the last wider search's time went (docs/every-face.md's breakdown): each pass by kind and turn,
 /// the suppression, the looks, and over all of them the warps, the models and the decoding of
 /// their outputs; with how many candidates reached the looks. Kept by every search (a clock
 /// read or two per inference, against milliseconds of model); `visage detect --profile-search`

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The regions the landmark model reads: from a fresh detection (MediaPipe's face detector
-/// graph, §1.11 of the pipeline reference) or from the previous frame's landmarks (the
+/// graph, `DetectionsToRectsCalculator` and `RectTransformationCalculator`) or from the previous frame's landmarks (the
 /// landmarker's tracking loop, §3.7). Float arithmetic in MediaPipe's order.
 enum FaceRects {
   /// `NormalizeRadians`: an angle into [−π, π), computed in double as MediaPipe does.

@@ -26,7 +26,8 @@ enum BorderMode: Sendable {
 ///   back to 8 bits;
 /// - the 8-bit result becomes a float through the value range (`LevelMap`).
 ///
-/// See the pipeline reference §1.3.4–1.3.5.
+/// OpenCV's `warpAffine` with `INTER_LINEAR` and its fixed-point tables
+/// (`imgproc/src/imgwarp.cpp`), which MediaPipe's image-to-tensor calculator runs on the CPU.
 enum FixedPointWarp {
   /// OpenCV processes a destination row in blocks; the block start anchors the double
   /// arithmetic of the inverse map, so we keep the same blocking (`BLOCK_SZ` 32).
