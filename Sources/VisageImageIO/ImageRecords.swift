@@ -38,8 +38,9 @@ public enum ImageRecords {
     guard let text = object["data"] as? String else {
       return (source, .failure(RecordError(description: "no \"data\" string (the image file's bytes in base64)")))
     }
-    guard let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
-      return (source, .failure(RecordError(description: "\"data\" is not valid base64")))
+    let bytes: [UInt8]
+    do { bytes = try StrictBase64.decode(text, field: "\"data\"") } catch {
+      return (source, .failure(RecordError(description: error.description)))
     }
     return (source, Result { try DecodedImage(encoded: [UInt8](bytes), orientation: orientation, limits: limits) })
   }

@@ -109,7 +109,7 @@ struct Analyze: ParsableCommand {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(faces)
-      try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
+      reporter.besideResult { try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame)) }
     }
     reporter.emit(
       try resultLine(

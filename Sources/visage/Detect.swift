@@ -138,7 +138,7 @@ struct Detect: ParsableCommand {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
-      try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
+      reporter.besideResult { try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame)) }
     }
     reporter.emit(
       try resultLine(

@@ -248,11 +248,26 @@ final class Reporter {
     showProgress = isatty(STDERR_FILENO) != 0 && (total ?? Int.max) > 3
   }
 
+  /// Failures of the current input's side work (its annotation, its crops), reported after
+  /// its line.
+  private var sideFailures: [any Error] = []
+
+  /// Runs work beside an input's result (writing its annotation or crops): a failure does not
+  /// cost the result its line; it is reported on stderr after the line and fails the run.
+  func besideResult(_ body: () throws -> Void) {
+    do { try body() } catch { sideFailures.append(error) }
+  }
+
   /// Prints a JSON line (json) or the summary text (text).
   func emit(_ json: JSON, text: @autoclosure () -> String) {
     clearProgress()
     print(format == .json ? json.description : text())
     StandardOutput.flush()
+    for failure in sideFailures {
+      failures += 1
+      FileHandle.standardError.write(Data("visage: \(failure)\n".utf8))
+    }
+    sideFailures = []
     step()
   }
 

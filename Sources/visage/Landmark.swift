@@ -217,7 +217,7 @@ struct Landmark: ParsableCommand {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
-      try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
+      reporter.besideResult { try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame)) }
     }
     var cropFiles: [String] = []
     if let crops {
@@ -227,7 +227,7 @@ struct Landmark: ParsableCommand {
         let crop = try image.alignedFaceCrop(
           landmarks: face, options: FaceCropOptions(size: cropSize, margin: cropMargin))
         cropFiles.append(base + "-face\(i + 1).png")
-        try writePNG(crop, to: cropFiles[i])
+        reporter.besideResult { try writePNG(crop, to: cropFiles[i]) }
       }
     }
     var line = try resultLine(

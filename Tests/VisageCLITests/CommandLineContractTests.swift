@@ -227,7 +227,10 @@ import VisageTestSupport
       (["detect", "--model", garbage, "--running-mode", "live-stream", Self.astronaut], "invalid model"),
       (["landmark", "--model", "missing.task", Self.astronaut], "invalid model"),
       // A detector where a .task bundle belongs.
-      (["landmark", "--model", "Weights/face_detection_full_range.tflite", Self.astronaut], "invalid model"),
+      (
+        ["landmark", "--model", "Weights/face_detection_full_range.tflite", Self.astronaut],
+        "needs a face_landmarker .task bundle"
+      ),
       (["analyze", "--model", garbage, Self.astronaut], "invalid model"),
       (["landmark", "--paths-from", "missing-list.txt"], "cannot read 'missing-list.txt'"),
     ] {

@@ -84,3 +84,40 @@ import VisageTestSupport
     #expect(run.status == 2 && run.stderr.contains("--annotate writes PNG"), "\(run.stderr)")
   }
 }
+
+/// Smaller rough edges: a bench image that cannot be read fails before any timing, and a
+/// bare .tflite given where a .task bundle belongs says so.
+@Suite(.timeLimit(.minutes(2))) struct EarlyAndClearFailureTests {
+  @Test func benchRefusesAMissingImageBeforeTiming() throws {
+    let run = try CLI.run(["bench", "--image", "/nonexistent.png", "--iterations", "1", "--warmup", "0"])
+    #expect(run.status == 1 && run.stdout.isEmpty, "\(run.status): \(run.stdout)")
+  }
+}
+
+/// A record's base64 is read strictly: base64url's `-` (which used to be skipped, decoding a
+/// JPEG into wrong pixels with exit status 0) is refused with its offset.
+@Suite(.timeLimit(.minutes(2))) struct StrictRecordTests {
+  @Test func aCharacterOutsideTheAlphabetIsNamed() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repositoryRoot + "/" + RoughEdgesTests.photo))
+    var text = Array(bytes.base64EncodedString())
+    let at = text.firstIndex(of: "+") ?? 100
+    text[at] = "-"
+    let record = #"{"source": "a", "data": "\#(String(text))"}"# + "\n"
+    let run = try CLI.run(["detect", "--input-format", "jsonl", "-", "--output", "json"], stdin: Data(record.utf8))
+    #expect(run.status == 1, "\(run.stdout)")
+    #expect(run.stdout.contains("'-' at offset \(at)") && run.stdout.contains("base64url"), "\(run.stdout)")
+  }
+}
+
+/// An annotation that cannot be written costs the input neither its result line nor the rest
+/// of the batch: the line is printed, the failure named on stderr, and the exit status is 1.
+@Suite(.timeLimit(.minutes(2))) struct AnnotationFailureTests {
+  @Test func aFailedAnnotationKeepsTheResult() throws {
+    let run = try CLI.run([
+      "detect", "--annotate", "/proc/visage-cannot-write-here.png", "--output", "json", RoughEdgesTests.photo,
+    ])
+    #expect(run.status == 1, "\(run.status)")
+    #expect(run.stdout.contains(#""detections": [{"#) && !run.stdout.contains(#""error""#), "\(run.stdout)")
+    #expect(run.stderr.contains("cannot write the annotated image"), "\(run.stderr)")
+  }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Visage
+import VisageImageIO
 import VisageService
 
 /// Google Cloud Vision's `images:annotate` for `FACE_DETECTION` (docs/server.md, "Cloud
@@ -97,7 +98,7 @@ public enum CloudVision {
     case (nil, nil): throw .invalidArgument("image.content is missing: send the image file's bytes in base64")
     case (.some(let content), nil):
       do { return try StrictBase64.decode(content, field: "image.content") } catch {
-        throw .invalidArgument(error.message)
+        throw .invalidArgument(error.description)
       }
     }
   }

@@ -1,4 +1,5 @@
 import Foundation
+import VisageImageIO
 
 /// The image a request carries, in any of the three body forms the detect, landmark and
 /// analyze routes take (docs/server.md):
@@ -54,7 +55,9 @@ public struct ImageBody: Equatable, Sendable {
     guard let content = image["content"] as? String else {
       throw .badRequest("image.content must be a string: the image file's bytes in base64")
     }
-    return try StrictBase64.decode(content, field: "image.content")
+    do { return try StrictBase64.decode(content, field: "image.content") } catch {
+      throw .badRequest(error.description)
+    }
   }
 }
 

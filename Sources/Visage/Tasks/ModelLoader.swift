@@ -60,8 +60,15 @@ enum ModelLoader {
   static func landmarkerPipeline(for options: FaceLandmarkerOptions) throws(VisionTaskError) -> LandmarkerPipeline {
     let path = options.baseOptions.path
     let bundle: TaskBundle
-    do { bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: path)) } catch {
+    let bytes: [UInt8]
+    do { bytes = try ModelSource.bytes(ofFile: path) } catch {
       throw .invalidModel(path.isEmpty ? "no model path given (baseOptions.modelAssetPath)" : "\(error)")
+    }
+    do { bundle = try TaskBundle(bytes: bytes) } catch {
+      // A bare .tflite (a detector, say) is the usual mistake: say what is needed.
+      throw .invalidModel(
+        "\(error); the landmarker needs a face_landmarker .task bundle (a zip of its models), such as Weights/face_landmarker.task"
+      )
     }
     func model(_ name: String) throws(VisionTaskError) -> TFLiteModel {
       do { return try TFLiteModel(bytes: bundle.data(named: name)) } catch { throw .invalidModel("\(path): \(error)") }
