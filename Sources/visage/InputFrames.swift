@@ -103,7 +103,11 @@ final class InputFrames {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
       var reader = Result {
-        try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0])
+        // A folder opens and reads as empty, which the reader would call a corrupt stream.
+        if arguments[0] != "-" && Self.namesFolder(arguments[0]) {
+          throw CLIError("'\(arguments[0])' is a folder, not a YUV4MPEG2 stream")
+        }
+        return try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0])
       }
       var streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
       if let rate = streamRate, let problem = FrameRate.problem(rate) {
@@ -261,7 +265,7 @@ final class Reporter {
   /// Prints a JSON line (json) or the summary text (text).
   func emit(_ json: JSON, text: @autoclosure () -> String) {
     clearProgress()
-    print(format == .json ? json.description : text())
+    print(format == .json ? json.description : Self.visible(text()))
     StandardOutput.flush()
     for failure in sideFailures {
       failures += 1
@@ -280,9 +284,24 @@ final class Reporter {
     print(
       format == .json
         ? ((try? OrderedJSONEncoder().encode(FailureReport(source: source, error: message))) ?? .null).description
-        : "\(source): error: \(message)")
+        : Self.visible("\(source): error: \(message)"))
     StandardOutput.flush()
     step()
+  }
+
+  /// Text for a terminal with its control characters shown, not obeyed: a file name holding
+  /// an escape sequence must not recolour or move the cursor (`\u{1B}` is written as text).
+  static func visible(_ text: String) -> String {
+    var out = ""
+    for scalar in text.unicodeScalars {
+      let v = scalar.value
+      if v < 0x20 || (0x7F...0x9F).contains(v) {
+        out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
   }
 
   /// Exit status 1 when any input failed.

@@ -121,3 +121,29 @@ import VisageTestSupport
     #expect(run.stderr.contains("cannot write the annotated image"), "\(run.stderr)")
   }
 }
+
+/// `--output text` shows a file name's control characters instead of passing an escape
+/// sequence to the terminal.
+@Suite(.timeLimit(.minutes(2))) struct TextOutputTests {
+  @Test func escapeSequencesInNamesAreShownNotObeyed() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-escape-\(getpid())").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let name = folder + "/red\u{1B}[31m.png"
+    try FileManager.default.copyItem(atPath: Fixtures.repositoryRoot + "/" + RoughEdgesTests.photo, toPath: name)
+    let run = try CLI.run(["detect", "--output", "text", name])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(!run.stdout.contains("\u{1B}") && run.stdout.contains("red\\u{1B}[31m.png"), "\(run.stdout)")
+  }
+}
+
+/// A folder named like a stream is said to be a folder, not a corrupt stream.
+@Suite(.timeLimit(.minutes(2))) struct StreamFolderTests {
+  @Test func aFolderNamedY4MIsAFolder() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(getpid()).y4m").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let run = try CLI.run(["detect", "--output", "json", folder])
+    #expect(run.status == 1 && run.stdout.contains("is a folder, not a YUV4MPEG2 stream"), "\(run.stdout)")
+  }
+}
