@@ -93,11 +93,14 @@ public struct FailureReport: Encodable {
 /// `--transformation-matrices`, `--head-pose`, …): each one asked for is written, even when
 /// no face has it, and the others are left out. Other results ignore it.
 public struct LandmarkerOutputs: Sendable, Equatable {
+  /// `faceBlendshapes` (`--blendshapes`).
   public var blendshapes: Bool
+  /// `facialTransformationMatrixes` (`--transformation-matrices`).
   public var matrices: Bool
   /// Visage's own outputs.
   public var extras: Set<LandmarkerExtraOutput>
 
+  /// Outputs asked for by hand.
   public init(blendshapes: Bool = false, matrices: Bool = false, extras: Set<LandmarkerExtraOutput> = []) {
     self.blendshapes = blendshapes
     self.matrices = matrices

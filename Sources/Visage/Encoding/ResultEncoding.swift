@@ -52,5 +52,14 @@ extension CodingUserInfoKey {
 /// Visage's landmarker outputs beyond MediaPipe's, each a per-face array of
 /// `FaceLandmarkerResult` written under its raw value.
 public enum LandmarkerExtraOutput: String, Sendable, CaseIterable {
-  case faceHeadPoses, faceMetricLandmarks, faceIrisDistances, faceTrackingIds, faceScores
+  /// `FaceLandmarkerResult.faceHeadPoses`.
+  case faceHeadPoses
+  /// `FaceLandmarkerResult.faceMetricLandmarks`.
+  case faceMetricLandmarks
+  /// `FaceLandmarkerResult.faceIrisDistances`.
+  case faceIrisDistances
+  /// `FaceLandmarkerResult.faceTrackingIds` (and `FaceDetectorResult.faceTrackingIds`).
+  case faceTrackingIds
+  /// `FaceLandmarkerResult.faceScores`.
+  case faceScores
 }
