@@ -199,10 +199,12 @@ class StandaloneCluster:
                                 start_new_session=True)
 
     def alive_workers(self):
+        # While the master starts, its UI may answer before its JSON page is ready (an empty
+        # or HTML body): that is no worker yet, not a failure.
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{self.ui}/json/", timeout=2) as response:
                 return json.load(response).get("aliveworkers", 0)
-        except OSError:
+        except (OSError, ValueError):
             return 0
 
     def kill_worker(self, index):
