@@ -115,7 +115,10 @@ struct Run: ParsableCommand {
 
   /// Writes `outputs` to the output folder; their description for the JSON line.
   private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
-    try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true)
+    do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
+      // Foundation's error reads "Error Domain=NSCocoaErrorDomain Code=4 …": say it in words.
+      throw SetupError("cannot make the output folder '\(outputDir)' (--output-dir): \(error.localizedDescription)")
+    }
     var described: [JSON] = []
     for (k, output) in outputs.enumerated() {
       let file = "\(outputDir)/out\(k).npy"

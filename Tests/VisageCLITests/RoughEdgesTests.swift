@@ -147,3 +147,17 @@ import VisageTestSupport
     #expect(run.status == 1 && run.stdout.contains("is a folder, not a YUV4MPEG2 stream"), "\(run.stdout)")
   }
 }
+
+/// `run --output-dir` somewhere no folder can be made says so in words.
+@Suite(.timeLimit(.minutes(2))) struct RunOutputFolderTests {
+  @Test func anOutputFolderThatCannotBeMadeIsNamed() throws {
+    let run = try CLI.run([
+      "run", "Weights/face_detection_full_range.tflite", "--input",
+      "Tests/Fixtures/runtime/face_detection_full_range/random.input.npy", "--output-dir", "/proc/visage-x",
+    ])
+    #expect(run.status == 1, "\(run.status): \(run.stderr)")
+    #expect(
+      run.stderr.contains("cannot make the output folder '/proc/visage-x' (--output-dir)")
+        && !run.stderr.contains("NSCocoaErrorDomain"), "\(run.stderr)")
+  }
+}
