@@ -25,6 +25,14 @@ public final class FaceLandmarker: @unchecked Sendable {
   private let extras: LandmarkerExtras
   private let runner: TaskRunner<[Output]>
 
+  /// The pipeline's faces with their extra outputs (none computed unless asked for).
+  private static func outputs(
+    _ faces: [LandmarkerPipeline.Face], _ extras: LandmarkerExtras, image: MPImage, streaming: Bool
+  ) -> [Output] {
+    let extra = extras.outputs(faces, image: image, streaming: streaming)
+    return faces.indices.map { Output(face: faces[$0], extras: extra.isEmpty ? .init() : extra[$0]) }
+  }
+
   /// One face as the pipeline gave it, with the extra outputs asked for.
   private struct Output {
     var face: LandmarkerPipeline.Face
@@ -49,9 +57,7 @@ public final class FaceLandmarker: @unchecked Sendable {
     self.extras = extras
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
       let faces = try pipeline.process(image, timestamp: timestamp)
-      return zip(faces, extras.outputs(faces, image: image, streaming: timestamp != nil)).map {
-        Output(face: $0, extras: $1)
-      }
+      return Self.outputs(faces, extras, image: image, streaming: timestamp != nil)
     }
     if options.runningMode == .liveStream {
       runner.startLiveStream(label: "visage.face-landmarker.live-stream", owner: self) {
@@ -82,7 +88,7 @@ public final class FaceLandmarker: @unchecked Sendable {
     }
     let outputs = try runner.image(image, method: "detect(image:faceRegions:)") { [pipeline, extras] image in
       let faces = try pipeline.process(image, timestamp: nil, given: rects)
-      return zip(faces, extras.outputs(faces, image: image, streaming: false)).map { Output(face: $0, extras: $1) }
+      return Self.outputs(faces, extras, image: image, streaming: false)
     }
     return result(outputs, timestamp: nil)
   }

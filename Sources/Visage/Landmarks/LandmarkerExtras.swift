@@ -89,9 +89,11 @@ final class LandmarkerExtras {
     followed = [:]
   }
 
+  /// One output per face, or none at all when no extra output was asked for.
   func outputs(_ faces: [LandmarkerPipeline.Face], image: MPImage, streaming: Bool) -> [Output] {
+    // Nothing asked for: nothing computed or allocated, frame after frame.
+    guard isNeeded else { return [] }
     var outputs = [Output](repeating: Output(), count: faces.count)
-    guard isNeeded else { return outputs }
     let view = UprightView(image)
     // IDs follow faces from call to call; a stream needs them also to carry scores and
     // smoothed distances over.
