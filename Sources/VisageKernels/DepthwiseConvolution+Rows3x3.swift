@@ -36,6 +36,20 @@ extension DepthwiseConvolution {
       guard endInside > firstInside, !rightEdge || lastOrigin + 2 == width else { return nil }
       leftEdge = firstInside == 1
     }
+
+    /// The row kernel's parameters for `g`'s rows.
+    func layer(
+      _ g: ConvolutionGeometry, _ filter: UnsafePointer<Float>, _ epilogue: Epilogue.Bound
+    ) -> VisageDepthwise3x3 {
+      let channels = g.input.channels
+      return VisageDepthwise3x3(
+        channels: channels, strideWidth: g.strideWidth, outputWidth: g.output.width,
+        // About 4 KB of each input row per span.
+        spanWidth: max(8, 1024 / (channels * g.strideWidth)),
+        leftEdge: leftEdge ? 1 : 0, rightEdge: rightEdge ? 1 : 0, firstInside: firstInside,
+        endInside: endInside, padLeft: g.padLeft, filter: filter, bias: epilogue.bias!,
+        slopes: epilogue.slopes, lower: epilogue.clamp.lowerBound, upper: epilogue.clamp.upperBound)
+    }
   }
 
   static func run3x3(
@@ -44,14 +58,7 @@ extension DepthwiseConvolution {
     _ outputRows: Range<Int>,
     _ zeroRow: UnsafePointer<Float>
   ) {
-    let channels = g.input.channels
-    let layer = VisageDepthwise3x3(
-      channels: channels, strideWidth: g.strideWidth, outputWidth: g.output.width,
-      // About 4 KB of each input row per span.
-      spanWidth: max(8, 1024 / (channels * g.strideWidth)),
-      leftEdge: rows.leftEdge ? 1 : 0, rightEdge: rows.rightEdge ? 1 : 0, firstInside: rows.firstInside,
-      endInside: rows.endInside, padLeft: g.padLeft, filter: filter, bias: epilogue.bias!,
-      slopes: epilogue.slopes, lower: epilogue.clamp.lowerBound, upper: epilogue.clamp.upperBound)
+    let layer = rows.layer(g, filter, epilogue)
     let kernel = MicroKernels.active.depthwise3x3Row
     for outputRow in outputRows {
       let (b, outY) = outputRow.quotientAndRemainder(dividingBy: g.output.height)

@@ -25,8 +25,8 @@ public final class LeftPackedGEMM: @unchecked Sendable {
   private let bias: UnsafeMutablePointer<Float>
   /// Rows of C per micro-kernel call: 8, 4 or 2 (see `TileHeight.leftPackedRows`).
   public let tileRows: Int
-  /// Everything above as the micro-kernels take it.
-  private let weights: VisageLeftPackedWeights
+  /// Everything above as the micro-kernels take it (internal for the AArch64 tests).
+  let weights: VisageLeftPackedWeights
   /// The micro-kernels' entry point at the instruction set chosen at init.
   private let kernel: MicroKernels.LeftPackedGEMM
 

@@ -30,8 +30,8 @@ public final class PackedGEMM: @unchecked Sendable {
   /// Rows of C per micro-kernel call (8, 6, 4, 2 or 1; twelve where a six-row level meets
   /// a GEMM of one half panel, eight columns).
   public let tileRows: Int
-  /// Everything above as the micro-kernels take it.
-  private let weights: VisagePackedWeights
+  /// Everything above as the micro-kernels take it (internal for the AArch64 tests).
+  let weights: VisagePackedWeights
   /// The micro-kernels' entry point at the instruction set chosen at init.
   private let kernel: MicroKernels.PackedGEMM
 

@@ -10,12 +10,8 @@ public enum Pooling {
   ) {
     let channels = g.input.channels
     let vectorEnd = channels & ~7
-    // Output columns whose window lies inside the input.
-    let firstInside = (g.padLeft + g.strideWidth - 1) / g.strideWidth
-    let endInside =
-      g.input.width - g.filterWidth + g.padLeft >= 0
-      ? min(g.output.width, (g.input.width - g.filterWidth + g.padLeft) / g.strideWidth + 1) : 0
-    let rowKernel = g.filterHeight == 2 && g.filterWidth == 2 && channels >= 8 && endInside > firstInside
+    let (firstInside, endInside) = insideColumns(g)
+    let rowKernel = takesRowKernel(g)
     for row in rows ?? 0..<(g.output.batch * g.output.height) {
       let (b, outY) = row.quotientAndRemainder(dividingBy: g.output.height)
       let originY = outY * g.strideHeight - g.padTop
@@ -59,5 +55,18 @@ public enum Pooling {
         }
       }
     }
+  }
+
+  /// The output columns whose windows lie inside the input.
+  static func insideColumns(_ g: PoolingGeometry) -> (first: Int, end: Int) {
+    let first = (g.padLeft + g.strideWidth - 1) / g.strideWidth
+    let last = g.input.width - g.filterWidth + g.padLeft
+    return (first, last >= 0 ? min(g.output.width, last / g.strideWidth + 1) : 0)
+  }
+
+  /// Whether the 2×2 row kernel takes `insideColumns` of the rows whose windows lie inside.
+  static func takesRowKernel(_ g: PoolingGeometry) -> Bool {
+    let (first, end) = insideColumns(g)
+    return g.filterHeight == 2 && g.filterWidth == 2 && g.input.channels >= 8 && end > first
   }
 }

@@ -43,15 +43,25 @@ enum FixedPointWarp {
     _ image: MPImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
     border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
-    let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)
     image.pixels.withUnsafeBufferPointer { pixels in
-      let warp = VisageFixedPointWarp(
-        pixels: pixels.baseAddress!, width: image.width, height: image.height, outputWidth: outputWidth,
-        outputHeight: outputHeight, blockWidth: blockWidth(outputWidth: outputWidth, outputHeight: outputHeight),
-        map: (m.m0, m.m1, m.m2, m.m3, m.m4, m.m5, m.m6, m.m7, m.m8), replicateBorder: border == .replicate ? 1 : 0,
-        scale: levels.scale, offset: levels.offset)
+      let warp = parameters(
+        image, pixels: pixels.baseAddress!, roi: roi, outputWidth: outputWidth, outputHeight: outputHeight,
+        border: border, levels: levels)
       ImageWarp.fixedPoint(warp, into: output)
     }
+  }
+
+  /// The micro-kernel's parameters for that warp, `image`'s pixels being at `pixels`.
+  static func parameters(
+    _ image: MPImage, pixels: UnsafePointer<UInt8>, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
+    border: BorderMode, levels: LevelMap
+  ) -> VisageFixedPointWarp {
+    let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)
+    return VisageFixedPointWarp(
+      pixels: pixels, width: image.width, height: image.height, outputWidth: outputWidth,
+      outputHeight: outputHeight, blockWidth: blockWidth(outputWidth: outputWidth, outputHeight: outputHeight),
+      map: (m.m0, m.m1, m.m2, m.m3, m.m4, m.m5, m.m6, m.m7, m.m8), replicateBorder: border == .replicate ? 1 : 0,
+      scale: levels.scale, offset: levels.offset)
   }
 
   /// A tap coordinate after the border rule, or −1 for a black tap.

@@ -1,0 +1,66 @@
+// The AArch64 driver's C half: reads a case file the host wrote
+// (Tests/VisageTestSupport/AArch64Driver.swift has the format), runs each case through
+// visage_aarch64_run (Cases.swift, Embedded Swift) and writes each case's output buffer.
+// Usage: driver CASES OUTPUTS. Exit 0, or 2 with a message on a malformed file.
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int visage_aarch64_run(long kind, const long *ints, const double *doubles, void *const *buffers);
+
+static FILE *cases;
+
+static void fail(const char *what) {
+  fprintf(stderr, "aarch64 driver: %s\n", what);
+  exit(2);
+}
+
+// Reads `count` bytes into a new allocation (at least 64 bytes, so none is null).
+static void *read_bytes(int64_t count) {
+  if (count < 0 || count > (int64_t)1 << 32) fail("bad length");
+  void *p = malloc((size_t)count + 64);
+  if (!p || fread(p, 1, (size_t)count, cases) != (size_t)count) fail("truncated case");
+  return p;
+}
+
+static int64_t read_int(void) {
+  int64_t v;
+  if (fread(&v, sizeof v, 1, cases) != 1) fail("truncated case");
+  return v;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) fail("usage: driver CASES OUTPUTS");
+  cases = fopen(argv[1], "rb");
+  FILE *outputs = fopen(argv[2], "wb");
+  if (!cases || !outputs) fail("cannot open the files");
+  char magic[4];
+  if (fread(magic, 1, 4, cases) != 4 || memcmp(magic, "VAK1", 4) != 0) fail("not a case file");
+  int64_t kind;
+  while (fread(&kind, sizeof kind, 1, cases) == 1) {
+    int64_t intCount = read_int();
+    long *ints = read_bytes(intCount * 8);
+    int64_t doubleCount = read_int();
+    double *doubles = read_bytes(doubleCount * 8);
+    int64_t bufferCount = read_int();
+    if (bufferCount < 0 || bufferCount > 16) fail("bad buffer count");
+    void *buffers[16] = {0};
+    int64_t sizes[16] = {0};
+    for (int64_t i = 0; i < bufferCount; i++) {
+      sizes[i] = read_int();
+      // −1: no buffer (a null pointer for an optional operand).
+      if (sizes[i] >= 0) buffers[i] = read_bytes(sizes[i]);
+    }
+    int64_t output = read_int();
+    if (output < 0 || output >= bufferCount || !buffers[output]) fail("bad output index");
+    if (visage_aarch64_run((long)kind, ints, doubles, buffers) != 0) fail("unknown kind");
+    fwrite(&sizes[output], sizeof sizes[output], 1, outputs);
+    fwrite(buffers[output], 1, (size_t)sizes[output], outputs);
+    for (int64_t i = 0; i < bufferCount; i++) free(buffers[i]);
+    free(ints);
+    free(doubles);
+  }
+  if (fclose(outputs) != 0) fail("cannot write the outputs");
+  return 0;
+}
