@@ -3,21 +3,26 @@
 // only from tools version 6.2 on.
 import PackageDescription
 
-// The hot SIMD loops (Sources/VisageMicroKernels) compiled once more per x86-64 level, each
-// from a symlink to the same folder; VisageKernels picks one copy at run time (see
-// InstructionSet.swift). Only x86-64 Linux: arm64 and Apple platforms keep their one build.
-// The copies define VISAGE_FMA: their dot products fuse each multiply-add (FloatVector.swift),
-// while the baseline stays bit-identical to TFLite's reference kernels.
+// The hot SIMD loops (Sources/VisageMicroKernels) compiled once more per level, each from a
+// symlink to the same folder; VisageKernels picks one copy at run time (see
+// InstructionSet.swift). On x86-64 Linux, one copy per x86-64 level (AVX2, AVX-512); on an
+// arm64 host, one NEON copy (every AArch64 CPU has fused multiply-add). The copies define
+// VISAGE_FMA: their dot products fuse each multiply-add (FloatVector.swift), while the
+// baseline stays bit-identical to TFLite's reference kernels. The arm64 copy needs no
+// unsafe flags. `#if arch` here is the machine that builds, so a cross build from another
+// architecture gets the baseline alone (docs/platforms.md).
 // These copies must stay pointer-and-SIMD code with no arrays or other generic
 // standard-library types: generic code specialized in two copies becomes a weak symbol
 // the linker keeps once, and the baseline path could then run AVX-512 instructions.
 // `.ci/check-isa-symbols` checks that with `nm`.
 #if arch(x86_64) && os(Linux)
-  let instructionSetCopies: [(name: String, cpu: String)] = [
+  let instructionSetCopies: [(name: String, cpu: String?)] = [
     ("VisageMicroKernelsAVX2", "haswell"), ("VisageMicroKernelsAVX512", "skylake-avx512"),
   ]
+#elseif arch(arm64)
+  let instructionSetCopies: [(name: String, cpu: String?)] = [("VisageMicroKernelsFMA", nil)]
 #else
-  let instructionSetCopies: [(name: String, cpu: String)] = []
+  let instructionSetCopies: [(name: String, cpu: String?)] = []
 #endif
 
 // Platforms with no ImageIO, where VisageImageIO decodes with libpng and libjpeg-turbo.
@@ -156,5 +161,5 @@ let package = Package(
 package.targets += instructionSetCopies.map { copy in
   .target(
     name: copy.name, dependencies: ["CVisageISA"], path: "Sources/\(copy.name)",
-    swiftSettings: [.unsafeFlags(["-target-cpu", copy.cpu]), .define("VISAGE_FMA")])
+    swiftSettings: (copy.cpu.map { [.unsafeFlags(["-target-cpu", $0])] } ?? []) + [.define("VISAGE_FMA")])
 }

@@ -8,19 +8,23 @@ import VisageMicroKernels
 #if canImport(VisageMicroKernelsAVX512)
   import VisageMicroKernelsAVX512
 #endif
+#if canImport(VisageMicroKernelsFMA)
+  import VisageMicroKernelsFMA
+#endif
 
 /// An instruction-set level the hot SIMD loops (the VisageMicroKernels module) are
 /// compiled at.
 ///
 /// Swift has no per-function target attribute, so on x86-64 Linux the package compiles that
 /// module three times from the same sources (the AVX2 and AVX-512 copies' folders are
-/// symlinks to it), with `-target-cpu haswell` and `skylake-avx512`. Each process runs
+/// symlinks to it), with `-target-cpu haswell` and `skylake-avx512`; on arm64, twice (the
+/// second, `neonFMA`, fuses multiply-adds; NEON is in every AArch64 CPU). Each process runs
 /// one level, picked from the CPU's features the first time a kernel is planned. Every
-/// copy sums in the same order; the AVX2 and AVX-512 copies fuse each multiply-add into an
-/// FMA (`VISAGE_FMA`, one rounding), the baseline multiplies and adds apart as TFLite's
+/// copy sums in the same order; the AVX2, AVX-512 and NEON FMA copies fuse each multiply-add
+/// (`VISAGE_FMA`, one rounding), the baseline multiplies and adds apart as TFLite's
 /// reference kernels do, so the baseline gives their bits and the FMA levels differ by
-/// rounding (docs/parity.md). Elsewhere (arm64, Apple platforms) there is one copy, the
-/// baseline, which there means NEON.
+/// rounding (docs/parity.md). Elsewhere there is one copy, the baseline. What has run on
+/// arm64, and how, is in docs/platforms.md.
 public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStringConvertible {
   /// What the target's baseline offers: SSE2 on x86-64, NEON on arm64.
   case baseline
@@ -28,12 +32,15 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
   case avx2
   /// AVX-512 F, CD, BW, DQ and VL (Skylake-SP and later, Zen 4 and later).
   case avx512
+  /// NEON with each multiply-add fused (`fmla`): every arm64 CPU's default.
+  case neonFMA
 
   public var description: String {
     switch self {
     case .baseline: "baseline"
     case .avx2: "avx2"
     case .avx512: "avx512"
+    case .neonFMA: "neonfma"
     }
   }
 
@@ -43,21 +50,37 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
   public static let supported: InstructionSet = {
     #if canImport(VisageMicroKernelsAVX512)
       return InstructionSet(rawValue: Int(visage_isa_level())) ?? .baseline
+    #elseif canImport(VisageMicroKernelsFMA) && arch(arm64)
+      return .neonFMA
     #else
       return .baseline
     #endif
   }()
 
+  /// The levels of the architecture this was built for, in order: baseline, avx2 and avx512
+  /// on x86-64; baseline and neonfma on arm64; the baseline elsewhere.
+  public static let available: [InstructionSet] = {
+    #if arch(x86_64)
+      return [.baseline, .avx2, .avx512]
+    #elseif arch(arm64)
+      return [.baseline, .neonFMA]
+    #else
+      return [.baseline]
+    #endif
+  }()
+
   /// Whether this level's micro-kernels fuse each multiply-add of a dot product into one
-  /// FMA instruction (one rounding): AVX2 and AVX-512 do, the baseline (SSE2, or NEON on
-  /// arm64) multiplies and adds as TFLite's reference kernels do, bit for bit.
+  /// FMA instruction (one rounding): AVX2, AVX-512 and NEON FMA do, the baseline (SSE2, or
+  /// NEON on arm64 with `VISAGE_MAX_ISA=baseline`) multiplies and adds as TFLite's reference
+  /// kernels do, bit for bit.
   public var fusesMultiplyAdd: Bool { self != .baseline }
 
   /// Every level this build and this CPU can run, for tests that compare them.
-  public static var runnable: [InstructionSet] { allCases.filter { $0 <= supported } }
+  public static var runnable: [InstructionSet] { available.filter { $0 <= supported } }
 
   /// The level every kernel planned in this process runs: `supported`, capped by the
-  /// environment variable `VISAGE_MAX_ISA` (`baseline`, `avx2` or `avx512`) when it is set.
+  /// environment variable `VISAGE_MAX_ISA` (one of `available`: `baseline`, `avx2` or
+  /// `avx512` on x86-64, `baseline` or `neonfma` on arm64) when it is set.
   /// The cap is for tests, which run the parity suites at each level, and for anyone who
   /// needs the narrower kernels. Read once; an unknown value stops the process, so that a
   /// misspelt cap cannot pass for a tested level.
@@ -67,8 +90,8 @@ public enum InstructionSet: Int, Comparable, CaseIterable, Sendable, CustomStrin
     return min(level, supported)
   }()
 
-  /// The level a `VISAGE_MAX_ISA` value names, if any.
-  static func named(_ text: String) -> InstructionSet? { allCases.first { $0.description == text } }
+  /// The level a `VISAGE_MAX_ISA` value names, if this architecture has it.
+  static func named(_ text: String) -> InstructionSet? { available.first { $0.description == text } }
 }
 
 /// One instruction set's micro-kernels: entry points of one copy of VisageMicroKernels,
@@ -107,6 +130,9 @@ struct MicroKernels: Sendable {
       case .avx512: avx512
       case .avx2: avx2
     #endif
+    #if canImport(VisageMicroKernelsFMA)
+      case .neonFMA: neonFMA
+    #endif
     default: baseline
     }
   }
@@ -127,6 +153,12 @@ struct MicroKernels: Sendable {
       depthwise3x3Row: VisageMicroKernelsAVX512.depthwise3x3Row,
       fixedPointWarp: VisageMicroKernelsAVX512.fixedPointWarp,
       maxPool2x2Row: VisageMicroKernelsAVX512.maxPool2x2Row)
+  #endif
+  #if canImport(VisageMicroKernelsFMA)
+    private static let neonFMA = MicroKernels(
+      packedGEMM: VisageMicroKernelsFMA.packedGEMM, leftPackedGEMM: VisageMicroKernelsFMA.leftPackedGEMM,
+      depthwise3x3Row: VisageMicroKernelsFMA.depthwise3x3Row, fixedPointWarp: VisageMicroKernelsFMA.fixedPointWarp,
+      maxPool2x2Row: VisageMicroKernelsFMA.maxPool2x2Row)
   #endif
 }
 

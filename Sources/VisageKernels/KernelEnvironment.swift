@@ -9,7 +9,9 @@ public enum KernelEnvironment {
   public static func problems(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
     var problems: [String] = []
     if let cap = environment["VISAGE_MAX_ISA"], !cap.isEmpty, InstructionSet.named(cap) == nil {
-      problems.append("VISAGE_MAX_ISA is \"\(cap)\"; it must be baseline, avx2 or avx512")
+      let names = InstructionSet.available.map(\.description)
+      let allowed = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names.last!
+      problems.append("VISAGE_MAX_ISA is \"\(cap)\"; it must be \(allowed)")
     }
     if let rows = environment["VISAGE_TILE_ROWS"], !rows.isEmpty, TileHeight.named(rows) == nil {
       problems.append("VISAGE_TILE_ROWS is \"\(rows)\"; it must be 8, 6, 4 or 2")

@@ -25,9 +25,16 @@ public enum TileHeight {
     if let forced { return forced }
     switch instructionSet {
     case .avx512, .avx2: return 6
-    // SSE2 on x86-64; on arm64, NEON (not measured: its 32 four-lane registers hold as
-    // many floats as AVX2's 16 eight-lane ones, so four rows may suit it better).
-    case .baseline: return 2
+    // On arm64 (both levels), four: NEON's 32 four-lane registers hold four rows of a
+    // 16-column panel with room to spare, eight rows spill, and in llvm-mca's estimates four
+    // beat six and two (docs/speed.md, "arm64": estimates, not measurements).
+    case .neonFMA: return 4
+    case .baseline:
+      #if arch(arm64)
+        return 4
+      #else
+        return 2  // SSE2's sixteen four-lane registers on x86-64.
+      #endif
     }
   }
 

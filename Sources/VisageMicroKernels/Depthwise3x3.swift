@@ -13,13 +13,15 @@ public func depthwise3x3Row(
   while start < layer.outputWidth {
     let span = Span(layer, start, min(start + layer.spanWidth, layer.outputWidth))
     // Blocks of 16 channels, then a last block of 16 or 8 shifted back to end at the
-    // last channel: recomputing a few channels is cheaper than a scalar tail.
+    // last channel: recomputing a few channels is cheaper than a scalar tail. On arm64,
+    // blocks of 8: sixteen channels' nine weights are 36 of NEON's 32 registers, and
+    // llvm-mca has that loop reloading 21 of them per pixel (docs/speed.md, "arm64").
     var c = 0
     while c < channels {
-      if channels - c >= 16 {
+      if wideBlocks && channels - c >= 16 {
         depthwise3x3Block(SIMD16<Float>.self, c, r0, r1, r2, out, span, layer)
         c += 16
-      } else if channels >= 16 && channels - c > 8 {
+      } else if wideBlocks && channels >= 16 && channels - c > 8 {
         depthwise3x3Block(SIMD16<Float>.self, channels - 16, r0, r1, r2, out, span, layer)
         c = channels
       } else {
@@ -29,6 +31,16 @@ public func depthwise3x3Row(
     }
     start += layer.spanWidth
   }
+}
+
+/// Whether the depthwise row kernel takes 16 channels at a time (8 on arm64).
+@inline(__always)
+private var wideBlocks: Bool {
+  #if arch(arm64)
+    false
+  #else
+    true
+  #endif
 }
 
 /// Channels `c..<c + V.scalarCount` of one span of an output row, from input rows `r0`,

@@ -2,6 +2,9 @@
 // (Tests/VisageTestSupport/AArch64Driver.swift has the format), runs each case through
 // visage_aarch64_run (Cases.swift, Embedded Swift) and writes each case's output buffer.
 // Usage: driver CASES OUTPUTS. Exit 0, or 2 with a message on a malformed file.
+// `driver --platform` prints what CVisageISA and CThreads report on this CPU instead.
+#include "CThreads.h"
+#include "CVisageISA.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,11 @@ static int64_t read_int(void) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--platform") == 0) {
+    visage_spin_hint();
+    printf("isa level %d, cpu %d\n", visage_isa_level(), visage_current_cpu());
+    return 0;
+  }
   if (argc != 3) fail("usage: driver CASES OUTPUTS");
   cases = fopen(argv[1], "rb");
   FILE *outputs = fopen(argv[2], "wb");
