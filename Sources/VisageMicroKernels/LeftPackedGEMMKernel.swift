@@ -10,8 +10,9 @@ public func leftPackedGEMM(
   LeftPackedGEMMKernel(weights).multiply(n: n, x: x, ldx: ldx, c: c, ldc: ldc, residual: residual, panels: panels)
 }
 
-/// The left-packed GEMM's loops. Every output is summed in k order with a multiply then an
-/// add, then gets its row's bias, the residual and the clamp, as the reference orders them.
+/// The left-packed GEMM's loops. Every output is summed in k order (each step a multiply then
+/// an add, or one fused multiply-add in the `VISAGE_FMA` copies), then gets its row's bias,
+/// the residual and the clamp, as the reference orders them.
 struct LeftPackedGEMMKernel {
   let m: Int
   let k: Int

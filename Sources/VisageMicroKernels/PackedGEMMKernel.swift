@@ -12,9 +12,9 @@ public func packedGEMM(_ weights: VisagePackedWeights, _ operands: VisageGEMMOpe
 }
 
 /// The packed GEMM's loops over tiles and panels (the packing and the documentation of the
-/// layout are in VisageKernels' PackedGEMM.swift). Every output is summed in k order with a
-/// multiply then an add, whatever the tile height or instruction set, so every copy of this
-/// code gives the same bits.
+/// layout are in VisageKernels' PackedGEMM.swift). Every output is summed in k order,
+/// whatever the tile height, so every height gives the same bits; each step multiplies then
+/// adds, or fuses the two in the copies built with `VISAGE_FMA` (`multiplyAdd`).
 struct PackedGEMMKernel {
   let n: Int
   let k: Int

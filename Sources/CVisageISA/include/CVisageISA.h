@@ -17,8 +17,8 @@ typedef struct {
   const float *_Nonnull panels;
   long n;
   long k;
-  /// Rows of C per micro-kernel call: 8, 6, 4 or 2 (6 is the AVX2 and AVX-512 default; see
-  /// TileHeight.swift).
+  /// Rows of C per micro-kernel call: 8, 6, 4 or 2 (6 is the AVX2 and AVX-512 default, 4
+  /// arm64's; see TileHeight.swift).
   long tileRows;
   /// n values, padded with zeros to whole panels.
   const float *_Nonnull bias;

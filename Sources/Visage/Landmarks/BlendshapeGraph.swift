@@ -3,7 +3,8 @@ import VisageRuntime
 import VisageTFLite
 
 /// The blendshape model: 52 expression scores from 146 of the 478 landmarks, as
-/// MediaPipe's `FaceBlendshapesGraph` computes them (§4 of the pipeline reference).
+/// MediaPipe's `FaceBlendshapesGraph` computes them
+/// (mediapipe/tasks/cc/vision/face_landmarker/face_blendshapes_graph.cc).
 ///
 /// Not thread-safe: callers serialise use.
 final class BlendshapeGraph {
