@@ -2,6 +2,9 @@ import Foundation
 
 /// Finds the models that ship in the repository's `Weights/` folder: for the command line and
 /// visage-server, which both run from a clone of the repository.
+///
+/// VisageMLKit finds the same files through its resource bundle instead, as an app needs;
+/// docs/decisions.md says why there are two ways.
 public enum BundledWeights {
   /// The folder holding `face_landmarker.task`: `$VISAGE_WEIGHTS`, `./Weights`, or
   /// `Weights/` beside the build folder the executable runs from (the package's, or the
