@@ -88,7 +88,7 @@ let package = Package(
     .target(name: "VisageTFLite", dependencies: ["VisageRuntime"]),
     // The face stages (detector, landmarker, ...) and the image type they take: no codecs,
     // no flatbuffer parsing of their own.
-    .target(name: "Visage", dependencies: ["VisageTFLite", "CVisageISA"]),
+    .target(name: "Visage", dependencies: ["VisageTFLite"]),
     // PNG and JPEG files to `MPImage` and back (libpng, libjpeg-turbo; ImageIO on Apple platforms).
     .target(
       name: "VisageImageIO",

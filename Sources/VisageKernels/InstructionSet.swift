@@ -161,12 +161,3 @@ struct MicroKernels: Sendable {
       maxPool2x2Row: VisageMicroKernelsFMA.maxPool2x2Row)
   #endif
 }
-
-/// The fixed-point image warp (the Visage module's `FixedPointWarp`) at the active
-/// instruction set: a warp has no plan object to keep an entry point in.
-public enum ImageWarp {
-  /// Warps `warp.pixels` into `output` (outputHeight × outputWidth × 3 floats).
-  public static func fixedPoint(_ warp: VisageFixedPointWarp, into output: UnsafeMutablePointer<Float>) {
-    MicroKernels.active.fixedPointWarp(warp, output)
-  }
-}

@@ -2,7 +2,7 @@ import CVisageISA
 
 /// The fixed-point warp's entry point in this copy of the micro-kernels: OpenCV's
 /// `warpPerspective` bilinear path from an 8-bit RGB image into a model's float input. What
-/// each step reproduces, and why, is in the Visage module's FixedPointWarp.swift; this is
+/// each step reproduces, and why, is in VisageKernels' FixedPointWarp.swift; this is
 /// its loop.
 ///
 /// Eight destination pixels at a time: their source coordinates in `SIMD8<Double>` with

@@ -2,6 +2,7 @@ import Testing
 import VisageTestSupport
 
 @testable import Visage
+@testable import VisageKernels
 
 /// The AArch64 build of the fixed-point warp micro-kernel, run under emulation (`.ci/arm64`;
 /// `AArch64Driver`), against the per-pixel reference on the host, bit for bit (the warp
@@ -20,15 +21,16 @@ struct AArch64WarpTests {
         for (rectIndex, rect) in WarpTests.rects(for: size, &random).enumerated() {
           for output in WarpTests.outputs {
             var reference = [Float](repeating: .nan, count: output.width * output.height * 3)
-            reference.withUnsafeMutableBufferPointer {
-              FixedPointWarp.reference(
-                image, roi: rect, outputWidth: output.width, outputHeight: output.height, border: border,
-                levels: levels, into: $0.baseAddress!)
-            }
-            let w = pixels.withUnsafeBufferPointer {
-              FixedPointWarp.parameters(
-                image, pixels: $0.baseAddress!, roi: rect, outputWidth: output.width, outputHeight: output.height,
-                border: border, levels: levels)
+            let map = PerspectiveMap(roi: rect, outputWidth: output.width, outputHeight: output.height)
+            let w = image.withSource { source in
+              reference.withUnsafeMutableBufferPointer {
+                FixedPointWarp.reference(
+                  source, map: map, outputWidth: output.width, outputHeight: output.height, border: border,
+                  levels: levels, into: $0.baseAddress!)
+              }
+              return FixedPointWarp.parameters(
+                source, map: map, outputWidth: output.width, outputHeight: output.height, border: border,
+                levels: levels)
             }
             let m = w.map
             cases.append(

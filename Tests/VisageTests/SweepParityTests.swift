@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VisageKernels
 import VisageTestSupport
 
 @testable import Visage

@@ -1,9 +1,10 @@
 import Testing
+import VisageKernels
 import VisageTestSupport
 
 @testable import Visage
 
-/// The optimized `FixedPointWarp.warp` against its per-pixel reference twin, bit for bit:
+/// The optimized `FixedPointWarp` against its per-pixel reference twin, bit for bit:
 /// tiny and odd-sized images, output widths that leave partial groups of eight, rects that
 /// turn, overhang every edge, lie wholly outside, or are so large that the coordinates clamp.
 @Suite struct WarpTests {
@@ -43,15 +44,18 @@ import VisageTestSupport
           let count = output.width * output.height * 3
           var fast = [Float](repeating: .nan, count: count)
           var reference = [Float](repeating: .nan, count: count)
-          fast.withUnsafeMutableBufferPointer {
-            FixedPointWarp.warp(
-              image, roi: rect, outputWidth: output.width, outputHeight: output.height, border: border, levels: levels,
-              into: $0.baseAddress!)
-          }
-          reference.withUnsafeMutableBufferPointer {
-            FixedPointWarp.reference(
-              image, roi: rect, outputWidth: output.width, outputHeight: output.height, border: border, levels: levels,
-              into: $0.baseAddress!)
+          let map = PerspectiveMap(roi: rect, outputWidth: output.width, outputHeight: output.height)
+          image.withSource { source in
+            fast.withUnsafeMutableBufferPointer {
+              FixedPointWarp.optimized(
+                source, map: map, outputWidth: output.width, outputHeight: output.height, border: border,
+                levels: levels, into: $0.baseAddress!)
+            }
+            reference.withUnsafeMutableBufferPointer {
+              FixedPointWarp.reference(
+                source, map: map, outputWidth: output.width, outputHeight: output.height, border: border,
+                levels: levels, into: $0.baseAddress!)
+            }
           }
           let first = fast.indices.first { fast[$0].bitPattern != reference[$0].bitPattern }
           #expect(

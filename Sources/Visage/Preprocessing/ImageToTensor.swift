@@ -1,3 +1,5 @@
+import VisageKernels
+
 /// MediaPipe's `ImageToTensorCalculator` on the CPU: a turned region of an image into a
 /// model's float input, plus the map from the input back to the image.
 struct ImageToTensor: Sendable {
@@ -28,9 +30,27 @@ struct ImageToTensor: Sendable {
       throw .invalidImage("the region to read is empty or not finite (\(rect))")
     }
     if keepAspectRatio { roi.padToAspect(tensorWidth: width, tensorHeight: height) }
-    FixedPointWarp.warp(
-      image, roi: roi, outputWidth: width, outputHeight: height, border: border, levels: levels,
-      into: tensor.baseAddress!)
+    image.withSource { source in
+      FixedPointWarp.optimized(
+        source, map: PerspectiveMap(roi: roi, outputWidth: width, outputHeight: height), outputWidth: width,
+        outputHeight: height, border: border, levels: levels, into: tensor.baseAddress!)
+    }
     return ProjectionMatrix(roi: roi, imageWidth: image.width, imageHeight: image.height)
+  }
+}
+
+extension PerspectiveMap {
+  /// The inverse map for `roi` cut into an `outputWidth` × `outputHeight` input.
+  init(roi: RotatedRect, outputWidth: Int, outputHeight: Int) {
+    self.init(corners: roi.boxPoints(), outputWidth: outputWidth, outputHeight: outputHeight)
+  }
+}
+
+extension MPImage {
+  /// Calls `body` with the image's pixels as the warp's source.
+  func withSource<R>(_ body: (FixedPointWarp.Source) -> R) -> R {
+    pixels.withUnsafeBufferPointer {
+      body(FixedPointWarp.Source(pixels: $0.baseAddress!, width: width, height: height))
+    }
   }
 }

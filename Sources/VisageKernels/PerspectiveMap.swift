@@ -9,13 +9,16 @@
 /// exactly half way between two 1/32-pixel steps to one side or the other. That happens at
 /// every image size not divisible by 4 for the 128-pixel detector, and it changed detection
 /// scores by up to 1.7e-3 when the map was taken from the corners directly.
-struct PerspectiveMap: Equatable {
+public struct PerspectiveMap: Equatable, Sendable {
   /// Row-major 3×3: destination (u, v, 1) ↦ source (x·w, y·w, w).
-  var m0, m1, m2, m3, m4, m5, m6, m7, m8: Double
+  public var m0, m1, m2, m3, m4, m5, m6, m7, m8: Double
 
-  /// The inverse map for `roi` cut into an `outputWidth` × `outputHeight` input.
-  init(roi: RotatedRect, outputWidth: Int, outputHeight: Int) {
-    let p = roi.boxPoints()
+  /// The inverse map for a rect whose corners in the image are `p` (bottom-left, top-left,
+  /// top-right, bottom-right, as OpenCV's `RotatedRect::points` gives them) cut into an
+  /// `outputWidth` × `outputHeight` input.
+  public init(
+    corners p: (SIMD2<Float>, SIMD2<Float>, SIMD2<Float>, SIMD2<Float>), outputWidth: Int, outputHeight: Int
+  ) {
     let (w, h) = (Float(outputWidth), Float(outputHeight))
     // Each rect corner and the input corner it goes to: bottom-left, top-left, top-right,
     // bottom-right (a switch, not an array: this runs every frame).
@@ -55,7 +58,10 @@ struct PerspectiveMap: Equatable {
     self = forward.inverted()
   }
 
-  init(m0: Double, m1: Double, m2: Double, m3: Double, m4: Double, m5: Double, m6: Double, m7: Double, m8: Double) {
+  /// A map from its nine entries.
+  public init(
+    m0: Double, m1: Double, m2: Double, m3: Double, m4: Double, m5: Double, m6: Double, m7: Double, m8: Double
+  ) {
     (self.m0, self.m1, self.m2, self.m3, self.m4, self.m5, self.m6, self.m7, self.m8) = (
       m0, m1, m2, m3, m4, m5, m6, m7, m8
     )

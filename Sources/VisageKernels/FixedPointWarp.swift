@@ -1,8 +1,7 @@
 import CVisageISA
-import VisageKernels
 
 /// How a warp fills output pixels whose source lies outside the image.
-enum BorderMode: Sendable {
+public enum BorderMode: Sendable {
   /// Taps outside read black, and a pixel entirely outside is black (`cv::BORDER_CONSTANT`
   /// with 0): the detector's letterbox.
   case zero
@@ -12,7 +11,9 @@ enum BorderMode: Sendable {
 }
 
 /// Cuts a turned rectangle out of an 8-bit RGB image into a model's float input, the way
-/// MediaPipe's CPU `ImageToTensorConverter` does with OpenCV's `warpPerspective`.
+/// MediaPipe's CPU `ImageToTensorConverter` does with OpenCV's `warpPerspective`: an
+/// optimized kernel (the micro-kernels' copy for this CPU) and its per-pixel reference twin,
+/// as `YUVToRGB` has.
 ///
 /// The numerics are OpenCV's fixed-point bilinear path, not an idealised resampler, because
 /// that is what reproduces MediaPipe's tensors exactly:
@@ -28,7 +29,22 @@ enum BorderMode: Sendable {
 ///
 /// OpenCV's `warpAffine` with `INTER_LINEAR` and its fixed-point tables
 /// (`imgproc/src/imgwarp.cpp`), which MediaPipe's image-to-tensor calculator runs on the CPU.
-enum FixedPointWarp {
+public enum FixedPointWarp {
+  /// An 8-bit RGB image: `width` × `height` pixels of three bytes, rows packed.
+  public struct Source {
+    /// The first pixel's red byte.
+    public var pixels: UnsafePointer<UInt8>
+    /// Pixels per row.
+    public var width: Int
+    /// Rows.
+    public var height: Int
+
+    /// The image at `pixels`, which must hold width × height × 3 bytes.
+    public init(pixels: UnsafePointer<UInt8>, width: Int, height: Int) {
+      (self.pixels, self.width, self.height) = (pixels, width, height)
+    }
+  }
+
   /// OpenCV processes a destination row in blocks; the block start anchors the double
   /// arithmetic of the inverse map, so we keep the same blocking (`BLOCK_SZ` 32).
   static func blockWidth(outputWidth: Int, outputHeight: Int) -> Int {
@@ -36,29 +52,25 @@ enum FixedPointWarp {
     return min(1024 / bh, outputWidth)
   }
 
-  /// Warps `roi` of `image` into `output` (outputHeight × outputWidth × 3 floats, NHWC),
-  /// through the micro-kernel copy for this CPU (VisageMicroKernels' FixedPointWarp.swift).
+  /// Warps `source` through `map` into `output` (outputHeight × outputWidth × 3 floats,
+  /// NHWC) with the micro-kernel copy for this CPU (VisageMicroKernels' FixedPointWarp.swift).
   /// Same output as `reference`, bit for bit (`WarpTests`).
-  static func warp(
-    _ image: MPImage, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
-    border: BorderMode, levels: LevelMap, into output: UnsafeMutablePointer<Float>
+  public static func optimized(
+    _ source: Source, map: PerspectiveMap, outputWidth: Int, outputHeight: Int, border: BorderMode,
+    levels: LevelMap, into output: UnsafeMutablePointer<Float>
   ) {
-    image.pixels.withUnsafeBufferPointer { pixels in
-      let warp = parameters(
-        image, pixels: pixels.baseAddress!, roi: roi, outputWidth: outputWidth, outputHeight: outputHeight,
-        border: border, levels: levels)
-      ImageWarp.fixedPoint(warp, into: output)
-    }
+    let warp = parameters(
+      source, map: map, outputWidth: outputWidth, outputHeight: outputHeight, border: border, levels: levels)
+    MicroKernels.active.fixedPointWarp(warp, output)
   }
 
-  /// The micro-kernel's parameters for that warp, `image`'s pixels being at `pixels`.
+  /// The micro-kernel's parameters for that warp.
   static func parameters(
-    _ image: MPImage, pixels: UnsafePointer<UInt8>, roi: RotatedRect, outputWidth: Int, outputHeight: Int,
-    border: BorderMode, levels: LevelMap
+    _ source: Source, map m: PerspectiveMap, outputWidth: Int, outputHeight: Int, border: BorderMode,
+    levels: LevelMap
   ) -> VisageFixedPointWarp {
-    let m = PerspectiveMap(roi: roi, outputWidth: outputWidth, outputHeight: outputHeight)
-    return VisageFixedPointWarp(
-      pixels: pixels, width: image.width, height: image.height, outputWidth: outputWidth,
+    VisageFixedPointWarp(
+      pixels: source.pixels, width: source.width, height: source.height, outputWidth: outputWidth,
       outputHeight: outputHeight, blockWidth: blockWidth(outputWidth: outputWidth, outputHeight: outputHeight),
       map: (m.m0, m.m1, m.m2, m.m3, m.m4, m.m5, m.m6, m.m7, m.m8), replicateBorder: border == .replicate ? 1 : 0,
       scale: levels.scale, offset: levels.offset)
@@ -82,18 +94,21 @@ enum FixedPointWarp {
 /// The float each 8-bit level becomes for a model whose input range is `range`: level ·
 /// scale + offset with scale = (max − min)/255 in float, as `GetValueRangeTransformation`
 /// and `convertTo` compute it.
-struct LevelMap: Sendable {
-  let scale: Float
-  let offset: Float
+public struct LevelMap: Sendable {
+  /// (max − min) / 255, in float.
+  public let scale: Float
+  /// The value of level 0.
+  public let offset: Float
 
-  init(range: ClosedRange<Float>) {
+  /// The map for a model whose inputs span `range`.
+  public init(range: ClosedRange<Float>) {
     scale = (range.upperBound - range.lowerBound) / 255
     offset = range.lowerBound
   }
 
   /// The value of `level` (0...255).
   @inline(__always)
-  func callAsFunction(_ level: Int) -> Float { Float(level) * scale + offset }
+  public func callAsFunction(_ level: Int) -> Float { Float(level) * scale + offset }
 
   /// All 256 values, for the reference's lookups.
   var table: [Float] { (0..<256).map { self($0) } }
