@@ -65,16 +65,11 @@ struct AArch64KernelTests {
 
   @Test func leftPackedGEMM() throws {
     var checks: [Check] = []
-    for m in [1, 3, 4, 7, 8, 9, 12, 97] {
-      for (k, n) in [(1, 16), (5, 32), (19, 48), (97, 64), (7, 80), (33, 128)] {
-        let (ldx, ldc) = (n + 16, n + 32)
-        var random = RandomSource(seed: UInt64(m * 1000 + k * 10 + n))
-        let a = random.floats(m * (k + 3))
-        let x = random.floats(k * ldx)
-        let bias = random.floats(m)
-        let residual = random.floats(m * ldc)
-        for (clamp, withBias, withResidual) in [(Clamp.none, true, true), (.relu, false, false), (.relu6, true, false)]
-        {
+    for m in LeftPackedCase.heights {
+      for (k, n) in LeftPackedCase.shapes {
+        let c = LeftPackedCase(m: m, k: k, n: n)
+        let (ldx, ldc, a, x, bias, residual) = (c.ldx, c.ldc, c.a, c.x, c.bias, c.residual)
+        for (clamp, withBias, withResidual) in LeftPackedCase.epilogues {
           let extra = withResidual ? residual : nil
           var expected = [Float](repeating: -7, count: m * ldc)
           withEpilogue(bias: withBias ? bias : nil, clamp: clamp, residual: extra) {
@@ -87,7 +82,7 @@ struct AArch64KernelTests {
             }
             let w = gemm.weights
             let rows = (m + 7) / 8 * 8
-            let c = AArch64Driver.bytes([Float](repeating: -7, count: m * ldc))
+            let initial = AArch64Driver.bytes([Float](repeating: -7, count: m * ldc))
             // The taller shapes' panels in two calls, as threads split them.
             let parts = gemm.panelCount > 2 ? [0..<1, 1..<gemm.panelCount] : [0..<gemm.panelCount]
             // The plan owns the packed buffers the cases copy.
@@ -97,7 +92,7 @@ struct AArch64KernelTests {
                   .leftPackedGEMM, ints: [m, k, w.tileRows, n, ldx, ldc, part.lowerBound, part.upperBound],
                   doubles: [Double(w.lower), Double(w.upper)],
                   buffers: [
-                    floats(w.panels, rows * k), floats(w.bias, rows), AArch64Driver.bytes(x), c,
+                    floats(w.panels, rows * k), floats(w.bias, rows), AArch64Driver.bytes(x), initial,
                     extra.map(AArch64Driver.bytes),
                   ], output: 3)
               }

@@ -2,24 +2,42 @@ import Testing
 import VisageKernels
 import VisageTestSupport
 
-/// `LeftPackedGEMM` against its naive twin, bit for bit at every instruction set this CPU
-/// runs and every tile height: both sum in k order and finish with bias, residual and
-/// clamp in the same order.
-@Suite struct LeftPackedGEMMTests {
+/// One left-packed GEMM shape of the grid and its seeded data: A with three columns of slack,
+/// X and C strided past n.
+struct LeftPackedCase {
+  let m, k, n, ldx, ldc: Int
+  let a, x, bias, residual: [Float]
+
   /// Rows that fill whole panels, end in a short panel of one to seven rows (the one-row
   /// path below four, the padded eight-row tile from four), widths of one to eight vectors
   /// (whole 32-column tiles, a 16-column tail, the one-row kernel's 64), strided X and C.
   /// The four- and two-row tiles meet every remainder of a panel (7 rows: 4, 2, 1).
-  @Test(arguments: [1, 3, 4, 7, 8, 9, 12, 97])
+  static let heights = [1, 3, 4, 7, 8, 9, 12, 97]
+  static let shapes = [(1, 16), (5, 32), (19, 48), (97, 64), (7, 80), (33, 128)]
+  /// Clamp, whether there is a bias, whether there is a residual.
+  static let epilogues = [(Clamp.none, true, true), (.relu, false, false), (.relu6, true, false)]
+
+  init(m: Int, k: Int, n: Int) {
+    (self.m, self.k, self.n, ldx, ldc) = (m, k, n, n + 16, n + 32)
+    var random = RandomSource(seed: UInt64(m * 1000 + k * 10 + n))
+    a = random.floats(m * (k + 3))
+    x = random.floats(k * ldx)
+    bias = random.floats(m)
+    residual = random.floats(m * ldc)
+  }
+}
+
+/// `LeftPackedGEMM` against its naive twin, bit for bit at every instruction set this CPU
+/// runs and every tile height: both sum in k order and finish with bias, residual and
+/// clamp in the same order.
+@Suite struct LeftPackedGEMMTests {
+  /// The grid of `LeftPackedCase`.
+  @Test(arguments: LeftPackedCase.heights)
   func matchesTheReference(_ m: Int) {
-    for (k, n) in [(1, 16), (5, 32), (19, 48), (97, 64), (7, 80), (33, 128)] {
-      let (ldx, ldc) = (n + 16, n + 32)
-      var random = RandomSource(seed: UInt64(m * 1000 + k * 10 + n))
-      let a = random.floats(m * (k + 3))
-      let x = random.floats(k * ldx)
-      let bias = random.floats(m)
-      let residual = random.floats(m * ldc)
-      for (clamp, withBias, withResidual) in [(Clamp.none, true, true), (.relu, false, false), (.relu6, true, false)] {
+    for (k, n) in LeftPackedCase.shapes {
+      let c = LeftPackedCase(m: m, k: k, n: n)
+      let (ldx, ldc, a, x, bias, residual) = (c.ldx, c.ldc, c.a, c.x, c.bias, c.residual)
+      for (clamp, withBias, withResidual) in LeftPackedCase.epilogues {
         var expected = [Float](repeating: -7, count: m * ldc)
         let actual = expected
         bias.withUnsafeBufferPointer { b in
