@@ -5,12 +5,13 @@ import PackageDescription
 
 // The hot SIMD loops (Sources/VisageMicroKernels) compiled once more per level, each from a
 // symlink to the same folder; VisageKernels picks one copy at run time (see
-// InstructionSet.swift). On x86-64 Linux, one copy per x86-64 level (AVX2, AVX-512); on an
-// arm64 host, one NEON copy (every AArch64 CPU has fused multiply-add). The copies define
-// VISAGE_FMA: their dot products fuse each multiply-add (FloatVector.swift), while the
-// baseline stays bit-identical to TFLite's reference kernels. The arm64 copy needs no
-// unsafe flags. `#if arch` here is the machine that builds, so a cross build from another
-// architecture gets the baseline alone (docs/platforms.md).
+// InstructionSet.swift). On x86-64 Linux, one copy per x86-64 level (AVX2, AVX-512);
+// everywhere else, one fused copy that arm64 runs (every AArch64 CPU has NEON's fused
+// multiply-add) and other architectures build but never pick. The copies define VISAGE_FMA:
+// their dot products fuse each multiply-add (FloatVector.swift), while the baseline stays
+// bit-identical to TFLite's reference kernels. The fused copy needs no unsafe flags, so an
+// app for arm64 gets it whatever machine builds it. `#if` here tests the machine that builds:
+// a cross build from x86-64 Linux would get the AVX copies and fail (docs/platforms.md).
 // These copies must stay pointer-and-SIMD code with no arrays or other generic
 // standard-library types: generic code specialized in two copies becomes a weak symbol
 // the linker keeps once, and the baseline path could then run AVX-512 instructions.
@@ -19,10 +20,8 @@ import PackageDescription
   let instructionSetCopies: [(name: String, cpu: String?)] = [
     ("VisageMicroKernelsAVX2", "haswell"), ("VisageMicroKernelsAVX512", "skylake-avx512"),
   ]
-#elseif arch(arm64)
-  let instructionSetCopies: [(name: String, cpu: String?)] = [("VisageMicroKernelsFMA", nil)]
 #else
-  let instructionSetCopies: [(name: String, cpu: String?)] = []
+  let instructionSetCopies: [(name: String, cpu: String?)] = [("VisageMicroKernelsFMA", nil)]
 #endif
 
 // Platforms with no ImageIO, where VisageImageIO decodes with libpng and libjpeg-turbo.

@@ -45,7 +45,7 @@ public final class LeftPackedGEMM: @unchecked Sendable {
     precondition(m > 0 && k > 0 && lda >= k)
     precondition(epilogue.slopes == nil, "the left-packed micro-kernels have no PReLU")
     precondition(tileRows.map { [2, 4, 8].contains($0) } ?? true)
-    precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
+    precondition(InstructionSet.runnable.contains(instructionSet), "\(instructionSet) is not supported here")
     kernel = MicroKernels.of(instructionSet).leftPackedGEMM
     self.tileRows = tileRows ?? TileHeight.leftPackedRows(at: instructionSet)
     self.m = m

@@ -47,7 +47,7 @@ public final class PackedGEMM: @unchecked Sendable {
     instructionSet: InstructionSet = .active
   ) {
     precondition(tileRows.map { [1, 2, 4, 6, 8].contains($0) } ?? true)
-    precondition(instructionSet <= .supported, "\(instructionSet) is not supported here")
+    precondition(InstructionSet.runnable.contains(instructionSet), "\(instructionSet) is not supported here")
     self.tileRows = tileRows ?? TileHeight.rows(at: instructionSet)
     kernel = MicroKernels.of(instructionSet).packedGEMM
     self.n = n

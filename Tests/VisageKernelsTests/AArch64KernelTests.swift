@@ -121,8 +121,17 @@ struct AArch64KernelTests {
       let slopes = c.index % 3 == 0 ? random.floats(g.output.channels, in: 0...1) : nil
       let expected = Kernel.depthwise(g, input: input, filter: filter, bias: bias, clamp: c.clamp, .reference)
         .enumerated().map { i, x in slopes.map { x >= 0 ? x : x * $0[i % g.output.channels] } ?? x }
-      let layer = filter.withUnsafeBufferPointer { f in
-        withEpilogue(bias: bias, clamp: c.clamp, slopes: slopes) { rows.layer(g, f.baseAddress!, $0) }
+      // The row parameters but their pointers (the driver has its own copies).
+      let (ints, clamp) = filter.withUnsafeBufferPointer { f in
+        withEpilogue(bias: bias, clamp: c.clamp, slopes: slopes) {
+          let layer = rows.layer(g, f.baseAddress!, $0)
+          return (
+            [
+              layer.channels, layer.strideWidth, layer.outputWidth, layer.spanWidth, Int(layer.leftEdge),
+              Int(layer.rightEdge), layer.firstInside, layer.endInside, layer.padLeft,
+            ], [Double(layer.lower), Double(layer.upper)]
+          )
+        }
       }
       // Each output row's three input rows (−1: the row of zeros) and where it goes, as
       // `DepthwiseConvolution.run3x3` passes them.
@@ -135,13 +144,9 @@ struct AArch64KernelTests {
         }
         offsets.append(g.output.offset(b, outY, 0, 0))
       }
-      let ints = [
-        layer.channels, layer.strideWidth, layer.outputWidth, layer.spanWidth, Int(layer.leftEdge),
-        Int(layer.rightEdge), layer.firstInside, layer.endInside, layer.padLeft, offsets.count / 4,
-      ]
       let zeros = [Float](repeating: 0, count: g.input.width * g.input.channels)
       let call = AArch64Driver.Case(
-        .depthwise3x3Rows, ints: ints + offsets, doubles: [Double(layer.lower), Double(layer.upper)],
+        .depthwise3x3Rows, ints: ints + [offsets.count / 4] + offsets, doubles: clamp,
         buffers: [
           AArch64Driver.bytes(filter), AArch64Driver.bytes(bias), slopes.map(AArch64Driver.bytes),
           AArch64Driver.bytes(input), AArch64Driver.bytes(zeros),
@@ -188,7 +193,6 @@ struct AArch64KernelTests {
           cases: [call], expected: expected, tolerance: .exact, label: "max pool \(c.testDescription)",
           shape: [g.output.batch, g.output.height, g.output.width, g.output.channels]))
     }
-    #expect(checks.count > 20)
     try run(checks)
   }
 
@@ -200,17 +204,22 @@ struct AArch64KernelTests {
     bias: [Float]? = nil, slopes: [Float]? = nil, clamp: Clamp = .none, residual: ([Float], channels: Int)? = nil,
     tileRows: Int, label: String
   ) -> Check {
+    // The reference: A's rows gathered from their runs, GEMM.reference (k order, multiply then
+    // add), then the epilogue with the plan's bias (zeros when there is none).
     let sentinel: Float = -12345
     let run = k / segments.count
+    let rows = (0..<m).flatMap { i in (0..<k).map { p in a[i * lda + segments[p / run] + p % run] } }
+    var sums = [Float](repeating: 0, count: max(m * n, 1))
+    GEMM.reference(m: m, n: n, k: k, a: rows, lda: k, b: b, ldb: ldb, transposeB: true, c: &sums, ldc: n)
     var expected = [Float](repeating: sentinel, count: m * ldc)
-    for i in 0..<m {
-      for j in 0..<n {
-        var sum: Float = 0
-        for p in 0..<k { sum = a[i * lda + segments[p / run] + p % run] * b[j * ldb + p] + sum }
-        var x = sum + (bias?[j] ?? 0)
-        if let (values, channels) = residual { x = x + (j < channels ? values[i * channels + j] : 0) }
-        x = clamp(x)
-        expected[i * ldc + j] = slopes.map { x < 0 ? x * $0[j] : x } ?? x
+    withEpilogue(
+      bias: bias ?? [Float](repeating: 0, count: n), clamp: clamp, slopes: slopes, residual: residual?.0,
+      residualChannels: residual?.channels ?? .max
+    ) { finish in
+      for i in 0..<m {
+        for j in 0..<n {
+          expected[i * ldc + j] = finish(sums[i * n + j], channel: j, residualAt: i * (residual?.channels ?? 0) + j)
+        }
       }
     }
     let gemm = withEpilogue(bias: bias, clamp: clamp, slopes: slopes) {
@@ -251,6 +260,7 @@ struct Check {
 
 /// Runs every check's cases, one driver process per chain step, and compares.
 func run(_ checks: [Check], sourceLocation: SourceLocation = #_sourceLocation) throws {
+  #expect(checks.count > 20, "too few cases", sourceLocation: sourceLocation)
   var outputs = [[Float]](repeating: [], count: checks.count)
   let steps = checks.map(\.cases.count).max() ?? 0
   for step in 0..<steps {
@@ -264,9 +274,8 @@ func run(_ checks: [Check], sourceLocation: SourceLocation = #_sourceLocation) t
   }
   var failures = 0
   for (check, output) in zip(checks, outputs) where failures < 10 {
-    if !expectClose(
-      output, check.expected, check.tolerance, "aarch64 \(check.label)", shape: check.shape,
-      sourceLocation: sourceLocation)
+    if !AArch64Driver.expectMatch(
+      output, check.expected, check.tolerance, check.label, shape: check.shape, sourceLocation: sourceLocation)
     {
       failures += 1
     }

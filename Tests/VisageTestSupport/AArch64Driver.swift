@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import VisageKernels
 
 /// The AArch64 build of the micro-kernels, run as a separate program: `.ci/arm64` compiles
@@ -61,6 +62,24 @@ public enum AArch64Driver {
   /// The bound for a kernel summing `length` products in the reference's order on the
   /// driver's copy: exact unfused, rounding fused (what `Tolerance.sameOrder` gives x86-64).
   public static func sameOrder(_ length: Int) -> Tolerance { fusesMultiplyAdd ? .reordered(length) : .exact }
+
+  /// `expectClose` of a driver's output, and where `tolerance` is exact, of its bits too
+  /// (`expectClose` takes +0 for −0); false on a mismatch.
+  @discardableResult
+  public static func expectMatch(
+    _ output: [Float], _ expected: [Float], _ tolerance: Tolerance, _ label: String, shape: [Int]? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) -> Bool {
+    guard expectClose(output, expected, tolerance, "aarch64 " + label, shape: shape, sourceLocation: sourceLocation)
+    else { return false }
+    guard tolerance.bound == 0,
+      let i = output.indices.first(where: { output[$0].bitPattern != expected[$0].bitPattern })
+    else { return true }
+    Issue.record(
+      "aarch64 \(label): the bits differ at index \(i): \(output[i]) against \(expected[i])",
+      sourceLocation: sourceLocation)
+    return false
+  }
 
   /// The bytes of `values`, for a buffer.
   public static func bytes(_ values: [Float]) -> [UInt8] { values.withUnsafeBytes { Array($0) } }
