@@ -6,7 +6,7 @@ import Foundation
 struct FrameOptions: ParsableArguments {
   @Argument(
     help:
-      "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames."
+      "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file is a stream of frames; - reads standard input: one PNG or JPEG image, else a YUV4MPEG2 stream."
   )
   var images: [String] = []
 

@@ -43,7 +43,8 @@ struct Frame {
 
 /// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
 /// one per line (`--paths-from FILE`, `-` for standard input), the frames of one YUV4MPEG2
-/// stream (a single `.y4m` argument, or `-` for standard input), or encoded images in JSON
+/// stream (a single `.y4m` argument, or `-` for standard input), one PNG or JPEG image on
+/// standard input (`-`, told from a stream by its first byte), or encoded images in JSON
 /// Lines (`--input-format jsonl`, see `ImageRecords` in VisageImageIO). Frames are decoded one at a time, so a
 /// long stream or path list never sits in memory.
 final class InputFrames {
@@ -53,6 +54,8 @@ final class InputFrames {
     case lines(() -> String?)
     case stream(Result<Y4MReader, any Error>, name: String)
     case records(LineReader, name: String)
+    /// One PNG or JPEG file's bytes, read whole from standard input.
+    case standardInputImage(Result<[UInt8], any Error>)
   }
 
   private let source: Source
@@ -102,12 +105,25 @@ final class InputFrames {
     } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
-      var reader = Result {
+      // Standard input holds one PNG or JPEG image or a stream, told by its first byte.
+      let contents = Result {
         // A folder opens and reads as empty, which the reader would call a corrupt stream.
         if arguments[0] != "-" && Self.namesFolder(arguments[0]) {
           throw CLIError("'\(arguments[0])' is a folder, not a YUV4MPEG2 stream")
         }
-        return try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0])
+        return try arguments[0] == "-"
+          ? Y4MReader.standardInputContents() : .frames(Y4MReader(contentsOfFile: arguments[0]))
+      }
+      var reader: Result<Y4MReader, any Error>
+      switch contents {
+      case .success(.frames(let frames)): reader = .success(frames)
+      case .failure(let error) where !(error is ImageIOError): reader = .failure(error)
+      case .success(.image(let bytes)):
+        (source, count, self.fps) = (.standardInputImage(.success(bytes)), 1, fps ?? 30)
+        return
+      case .failure(let error):  // an image that could not be read whole
+        (source, count, self.fps) = (.standardInputImage(.failure(error)), 1, fps ?? 30)
+        return
       }
       var streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
       if let rate = streamRate, let problem = FrameRate.problem(rate) {
@@ -121,10 +137,10 @@ final class InputFrames {
     } else {
       guard !arguments.isEmpty else {
         throw ValidationError(
-          "no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from")
+          "no input: give image paths, a .y4m file, - for standard input, or --paths-from")
       }
       if arguments.contains(where: { $0 == "-" || $0.lowercased().hasSuffix(".y4m") }) {
-        throw ValidationError("a YUV4MPEG2 stream (.y4m or -) must be the only input")
+        throw ValidationError("a YUV4MPEG2 stream (.y4m) or standard input (-) must be the only input")
       }
       if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) {
         throw ValidationError("--fps: \(problem)")
@@ -164,6 +180,14 @@ final class InputFrames {
       guard let path = nextPath() else { return nil }
       nextIndex += 1
       return { Self.fileFrame(index, path: path, orientation: orientation) }
+    case .standardInputImage(let bytes):
+      guard index == 0 else { return nil }
+      nextIndex += 1
+      return {
+        Frame(
+          index: 0, source: "stdin",
+          decoded: Result { try DecodedImage(encoded: bytes.get(), orientation: orientation) })
+      }
     case .records(let reader, let name):
       while let line = reader.next() {
         // Records are numbered by line, blank lines included, so a message points at its line.
