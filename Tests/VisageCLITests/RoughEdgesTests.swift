@@ -161,3 +161,26 @@ import VisageTestSupport
         && !run.stderr.contains("NSCocoaErrorDomain"), "\(run.stderr)")
   }
 }
+
+/// Usage errors found after parsing show the subcommand's usage line, not the root's
+/// `Usage: visage <subcommand>`, and `run --input NAME=FILE` names an input the model lacks.
+@Suite(.timeLimit(.minutes(2))) struct UsageAfterParsingTests {
+  @Test(arguments: [
+    (["detect"], "Usage: visage detect "),
+    (["landmark", "a.png", "b.y4m"], "Usage: visage landmark "),
+    (["detect", "--annotate", "out.jpg", "a.png"], "Usage: visage detect "),
+  ])
+  func theSubcommandsUsage(arguments: [String], usage: String) throws {
+    let run = try CLI.run(arguments)
+    #expect(run.status == 2 && run.stderr.contains(usage), "\(run.stderr)")
+    #expect(!run.stderr.contains("<subcommand>"), "\(run.stderr)")
+  }
+
+  @Test func anUnknownInputNameIsNamed() throws {
+    let run = try CLI.run(["run", "Weights/face_detection_full_range.tflite", "--input", "wrongname=pts.npy"])
+    #expect(run.status == 2, "\(run.status)")
+    #expect(
+      run.stderr.contains("the model has no input named 'wrongname'; its inputs are 'input'")
+        && run.stderr.contains("Usage: visage run ") && !run.stderr.contains("cannot read file"), "\(run.stderr)")
+  }
+}
