@@ -55,11 +55,14 @@ public struct DecodedImage: Sendable {
   /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
   public var storedOrientation: MPImage.Orientation
 
-  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`.
-  public init(contentsOfFile path: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
-    throws
-  {
-    let bytes = try ImageFile.bytes(atPath: path)
+  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`. With
+  /// `pathBytes`, the file opened is the one those bytes name, which need not be UTF-8 (Linux
+  /// takes any bytes but NUL in a name), and `path` only names it in errors.
+  public init(
+    contentsOfFile path: String, pathBytes: [UInt8]? = nil, orientation: MPImage.Orientation? = nil,
+    limits: ImageLimits = .default
+  ) throws {
+    let bytes = try ImageFile.bytes(atPath: path, pathBytes: pathBytes)
     do {
       self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits)
     } catch let error as ImageIOError {
@@ -94,13 +97,15 @@ enum ImageFile {
 
   /// The bytes of the regular file, or the pipe (a FIFO, `<(cat a.png)`), at `path`. A pipe
   /// must start with a PNG or JPEG signature, checked before more of it is read.
-  static func bytes(atPath path: String) throws -> [UInt8] {
+  /// With `pathBytes`, the file is the one they name and `path` names it in errors.
+  static func bytes(atPath path: String, pathBytes: [UInt8]? = nil) throws -> [UInt8] {
     func failure(_ code: Int32) -> ImageIOError {
       .unreadableFile(path: path, reason: String(cString: strerror(code)))
     }
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, possibly
     // forever. The type is checked before any read, and regular files ignore the flag.
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
+    let descriptor = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { throw failure(errno) }
     defer { close(descriptor) }
     var status = stat()

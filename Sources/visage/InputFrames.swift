@@ -18,6 +18,10 @@ struct Frame {
   /// The file's Exif orientation, applied or not; `nil` when it has none (or it cannot be
   /// read), and for the frames of a stream.
   var exifOrientation: MPImage.Orientation? = nil
+  /// The bytes of a file name that is not UTF-8, which `source` shows with U+FFFD.
+  var rawSource: [UInt8]? = nil
+  /// `source` as JSON, losslessly (`RawFileNames.json`).
+  var sourceJSON: JSON { rawSource.map(RawFileNames.json) ?? .string(source) }
 
   init(index: Int, source: String, image: Result<MPImage, any Error>) {
     (self.index, self.source, self.image) = (index, source, image)
@@ -49,7 +53,8 @@ struct Frame {
 /// long stream or path list never sits in memory.
 final class InputFrames {
   private enum Source {
-    case paths([String])
+    /// Paths, each with its bytes when they are not UTF-8.
+    case paths([String], raw: [[UInt8]?])
     /// The next path of a list, trimmed, blank lines skipped.
     case lines(() -> String?)
     case stream(Result<Y4MReader, any Error>, name: String)
@@ -145,7 +150,7 @@ final class InputFrames {
       if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) {
         throw ValidationError("--fps: \(problem)")
       }
-      source = .paths(arguments)
+      source = .paths(arguments, raw: RawFileNames.bytes(of: arguments))
       count = arguments.count
     }
     self.fps = fps ?? 30
@@ -171,11 +176,11 @@ final class InputFrames {
     let index = nextIndex
     let orientation = imposedOrientation
     switch source {
-    case .paths(let paths):
+    case .paths(let paths, let raw):
       guard index < paths.count else { return nil }
       nextIndex += 1
-      let path = paths[index]
-      return { Self.fileFrame(index, path: path, orientation: orientation) }
+      let (path, bytes) = (paths[index], raw[index])
+      return { Self.fileFrame(index, path: path, bytes: bytes, orientation: orientation) }
     case .lines(let nextPath):
       guard let path = nextPath() else { return nil }
       nextIndex += 1
@@ -218,10 +223,15 @@ final class InputFrames {
     }
   }
 
-  /// The frame of the image file at `path`.
-  private static func fileFrame(_ index: Int, path: String, orientation: MPImage.Orientation?) -> Frame {
-    Frame(
-      index: index, source: path, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: orientation) })
+  /// The frame of the image file at `path`, or named by `bytes` when they are not UTF-8.
+  private static func fileFrame(_ index: Int, path: String, bytes: [UInt8]? = nil, orientation: MPImage.Orientation?)
+    -> Frame
+  {
+    var frame = Frame(
+      index: index, source: path,
+      decoded: Result { try DecodedImage(contentsOfFile: path, pathBytes: bytes, orientation: orientation) })
+    frame.rawSource = bytes
+    return frame
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
@@ -300,15 +310,15 @@ final class Reporter {
   }
 
   /// Reports a failed input on stdout (as a JSON line or text) and on stderr, and goes on.
-  func fail(source: String, error: any Error) {
+  func fail(_ frame: Frame, error: any Error) {
     failures += 1
     clearProgress()
     let message = "\(error)"
-    FileHandle.standardError.write(Data("visage: \(source): \(message)\n".utf8))
+    FileHandle.standardError.write(Data("visage: \(frame.source): \(message)\n".utf8))
     print(
       format == .json
-        ? ((try? OrderedJSONEncoder().encode(FailureReport(source: source, error: message))) ?? .null).description
-        : Self.visible("\(source): error: \(message)"))
+        ? JSON.object([("source", frame.sourceJSON), ("error", .string(message))]).description
+        : Self.visible("\(frame.source): error: \(message)"))
     StandardOutput.flush()
     step()
   }
