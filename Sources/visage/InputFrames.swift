@@ -27,9 +27,11 @@ struct Frame {
     (self.index, self.source, self.image) = (index, source, image)
   }
 
-  /// How the text output names the frame: its source and, when the file has an Exif
-  /// orientation other than 1, whether it was turned by it.
+  /// How the text output names the frame: its source, control characters shown
+  /// (`Reporter.visible`), and, when the file has an Exif orientation other than 1, whether it
+  /// was turned by it.
   var label: String {
+    let source = Reporter.visible(source)
     guard let exif = exifOrientation, exif != .up else { return source }
     return orientation == .up
       ? "\(source) (Exif orientation \(exif.exifValue) ignored)"
@@ -296,10 +298,11 @@ final class Reporter {
     do { try body() } catch { sideFailures.append(error) }
   }
 
-  /// Prints a JSON line (json) or the summary text (text).
+  /// Prints a JSON line (json) or the summary text (text), whose lines name the frame by its
+  /// `label`.
   func emit(_ json: JSON, text: @autoclosure () -> String) {
     clearProgress()
-    print(format == .json ? json.description : Self.visible(text()))
+    print(format == .json ? json.description : text())
     StandardOutput.flush()
     for failure in sideFailures {
       failures += 1

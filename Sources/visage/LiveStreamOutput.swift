@@ -36,7 +36,7 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
     dropped = { frame, image, timestampMs in
       do {
         reporter.emit(
-          try droppedLine(frame, image, timestampMs), text: "\(frame.source): dropped (the \(taskName) was busy)")
+          try droppedLine(frame, image, timestampMs), text: "\(frame.label): dropped (the \(taskName) was busy)")
       } catch {
         reporter.fail(frame, error: error)
       }

@@ -135,6 +135,13 @@ import VisageTestSupport
     #expect(run.status == 0, "\(run.stderr)")
     #expect(!run.stdout.contains("\u{1B}") && run.stdout.contains("red\\u{1B}[31m.png"), "\(run.stdout)")
   }
+
+  /// Only the name is shown so: the summary's own line breaks stay line breaks (they were
+  /// written as `\u{A}`, putting every face on the first line).
+  @Test func theSummaryKeepsItsLines() throws {
+    let run = try CLI.run(["detect", "--output", "text", RoughEdgesTests.photo])
+    #expect(run.stdout.contains(": 1 face\n  face 1: score ") && !run.stdout.contains("\\u{A}"), "\(run.stdout)")
+  }
 }
 
 /// A folder named like a stream is said to be a folder, not a corrupt stream.
