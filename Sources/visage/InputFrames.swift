@@ -58,7 +58,7 @@ final class InputFrames {
     /// Paths, each with its bytes when they are not UTF-8.
     case paths([String], raw: [[UInt8]?])
     /// The next path of a list, trimmed, blank lines skipped.
-    case lines(() -> String?)
+    case lines(() -> ListedPath?)
     case stream(Result<Y4MReader, any Error>, name: String)
     case records(LineReader, name: String)
     /// One PNG or JPEG file's bytes, read whole from standard input.
@@ -89,7 +89,9 @@ final class InputFrames {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
       }
-      source = .records(try LineReader(path: arguments[0]), name: arguments[0] == "-" ? "stdin" : arguments[0])
+      source = .records(
+        try LineReader(path: arguments[0], maximumLength: Self.maximumRecordLength),
+        name: arguments[0] == "-" ? "stdin" : arguments[0])
       count = nil
     } else if let pathsFrom {
       guard arguments.isEmpty else {
@@ -99,7 +101,7 @@ final class InputFrames {
       // An empty list is no input, a usage error as when no path is given at all; so the
       // first path is read ahead, before anything is reported.
       guard let first = paths() else { throw ValidationError("no input: the path list '\(pathsFrom)' holds no path") }
-      var ahead: String? = first
+      var ahead: ListedPath? = first
       source = .lines {
         if let path = ahead {
           ahead = nil
@@ -184,9 +186,13 @@ final class InputFrames {
       let (path, bytes) = (paths[index], raw[index])
       return { Self.fileFrame(index, path: path, bytes: bytes, orientation: orientation) }
     case .lines(let nextPath):
-      guard let path = nextPath() else { return nil }
+      guard let listed = nextPath() else { return nil }
       nextIndex += 1
-      return { Self.fileFrame(index, path: path, orientation: orientation) }
+      if let length = listed.tooLong {
+        let problem = CLIError("a line of \(length) bytes; a path has at most \(Self.maximumPathLength) (PATH_MAX)")
+        return { Frame(index: index, source: listed.path + "…", image: .failure(problem)) }
+      }
+      return { Self.fileFrame(index, path: listed.path, bytes: listed.bytes, orientation: orientation) }
     case .standardInputImage(let bytes):
       guard index == 0 else { return nil }
       nextIndex += 1
@@ -200,6 +206,12 @@ final class InputFrames {
         // Records are numbered by line, blank lines included, so a message points at its line.
         let lineIndex = nextLine
         nextLine += 1
+        if let length = line.tooLong {
+          nextIndex += 1
+          let problem = CLIError("the record is \(length) bytes long; a record line has at most 64 MiB")
+          return { Frame(index: index, source: "\(name)#\(lineIndex)", image: .failure(problem)) }
+        }
+        let line = String(decoding: line.bytes, as: UTF8.self)
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
         return {
@@ -257,14 +269,31 @@ final class InputFrames {
       || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
   }
 
+  /// The longest line of a path list, in bytes: Linux's PATH_MAX.
+  static let maximumPathLength = 4096
+  /// The longest record line of `--input-format jsonl`, in bytes: 64 MiB, about 48 MB of image
+  /// file in base64, which the record's parsing holds about four times over.
+  static let maximumRecordLength = 64 << 20
+
+  /// A path of a list: as text, its bytes when they are not UTF-8 (`RawFileNames`), or the
+  /// start of a line too long to be a path, and the line's length.
+  typealias ListedPath = (path: String, bytes: [UInt8]?, tooLong: Int?)
+
   /// Reads paths one per line from standard input (`-`) or from a file, trimmed, skipping
   /// blank lines.
-  private static func pathReader(_ path: String) throws -> () -> String? {
-    let lines = try LineReader(path: path)
+  private static func pathReader(_ path: String) throws -> () -> ListedPath? {
+    let lines = try LineReader(path: path, maximumLength: maximumPathLength)
     return {
       while let line = lines.next() {
-        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !path.isEmpty { return path }
+        guard line.tooLong == nil else { return (String(decoding: line.bytes, as: UTF8.self), nil, line.tooLong) }
+        if let text = String(bytes: line.bytes, encoding: .utf8) {
+          let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
+          if !path.isEmpty { return (path, nil, nil) }
+        } else {
+          let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+          let bytes = Array(line.bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+          return (String(decoding: bytes, as: UTF8.self), bytes, nil)
+        }
       }
       return nil
     }

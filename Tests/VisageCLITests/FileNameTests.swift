@@ -23,4 +23,16 @@ import VisageTestSupport
     }
     #expect(lines[3].hasPrefix(#"{"source": "no\udce9.png", "error": "#), "\(lines[3])")
   }
+
+  /// The same for a `--paths-from` line.
+  @Test func aPathListLineThatIsNotUTF8() throws {
+    let run = try CLI.shell(
+      """
+      photo="$PWD/Tests/Fixtures/images/astronaut.png"; d=$(mktemp -d) && cd "$d" || exit 9
+      cp "$photo" $'lat\\xe9.png' && printf ' lat\\xe9.png \\n' | "$VISAGE" detect --output json --paths-from -
+      status=$?; rm -r "$d"; exit $status
+      """)
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(run.stdout.hasPrefix(#"{"source": "lat\udce9.png", "width": 512"#), "\(run.stdout)")
+  }
 }

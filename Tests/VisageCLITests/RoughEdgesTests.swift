@@ -191,3 +191,41 @@ import VisageTestSupport
         && run.stderr.contains("Usage: visage run ") && !run.stderr.contains("cannot read file"), "\(run.stderr)")
   }
 }
+
+/// Lines too long to be a path or a record are failed inputs, skipped without being held or
+/// echoed (a 300 MB path line took 41 s and 2.1 GB, and was printed four times).
+@Suite(.timeLimit(.minutes(2))) struct LongLineTests {
+  @Test func aPathLineOverPATHMAXIsNotAPath() throws {
+    let photo = RoughEdgesTests.photo
+    let list = [photo, String(repeating: "a", count: 4097), String(repeating: "b", count: 4096), photo]
+    let run = try CLI.run(
+      ["detect", "--output", "json", "--paths-from", "-"], stdin: Data(list.joined(separator: "\n").utf8))
+    let lines = run.stdout.split(separator: "\n")
+    try #require(run.status == 1 && lines.count == 4, "\(run.stdout)")
+    #expect(lines[0].contains("detections") && lines[3].contains("detections"))
+    #expect(
+      lines[1].hasPrefix(#"{"source": "\#(String(repeating: "a", count: 64))…", "error": "a line of 4097 bytes; "#),
+      "\(lines[1])")
+    #expect(
+      !run.stdout.contains(String(repeating: "a", count: 65)) && !run.stderr.contains(String(repeating: "a", count: 65))
+    )
+    // 4096 bytes are a path (one that names no file).
+    #expect(lines[2].contains(String(repeating: "b", count: 4096)) && !lines[2].contains("PATH_MAX"))
+  }
+
+  @Test func aRecordOver64MiBIsRefused() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repositoryRoot + "/" + RoughEdgesTests.photo))
+    let good = #"{"data": "\#(bytes.base64EncodedString())"}"#
+    let huge = #"{"data": ""# + String(repeating: "A", count: (64 << 20) - 11) + "\"}"
+    #expect(huge.utf8.count == (64 << 20) + 1)
+    let run = try CLI.run(
+      ["detect", "--output", "json", "--input-format", "jsonl", "-"],
+      stdin: Data([good, huge, good].joined(separator: "\n").utf8))
+    let lines = run.stdout.split(separator: "\n")
+    try #require(run.status == 1 && lines.count == 3, "\(run.stdout)")
+    #expect(lines[0].contains("detections") && lines[2].contains("detections"))
+    #expect(
+      lines[1]
+        == #"{"source": "stdin#1", "error": "the record is 67108865 bytes long; a record line has at most 64 MiB"}"#)
+  }
+}
