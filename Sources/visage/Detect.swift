@@ -95,7 +95,6 @@ struct Detect: ParsableCommand {
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
-    var detector: FaceDetector?
     // One task when its search profile is reported after each input or faces are numbered
     // from input to input (copies would each have their own), else as `--threads` asks.
     let copies = profileSearch || tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
@@ -114,14 +113,12 @@ struct Detect: ParsableCommand {
             liveStreamHandler: handler,
             threads: threads))
         if let progressLine { made.reportSearchProgress(to: progressLine.update) }
-        detector = made
         return made
       }
     } report: { result, frame, image in
       progressLine?.clear()
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
-      // Image and video mode report straight after the frame's search, so the profile is its own.
-      if profileSearch, runningMode != .liveStream, let profile = detector?.lastSearchProfile {
+      if profileSearch, runningMode != .liveStream, let profile = result.searchProfile {
         FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.source))\n".utf8))
       }
     } droppedLine: { frame, image, t in

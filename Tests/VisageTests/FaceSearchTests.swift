@@ -432,8 +432,9 @@ import VisageTestSupport
     let quiet = try detector.detect(image: image).detections
     let seen = ProgressLog()
     detector.reportSearchProgress(to: seen.append)
-    #expect(try detector.detect(image: image).detections == quiet)
-    let profile = try #require(detector.lastSearchProfile)
+    let result = try detector.detect(image: image)
+    #expect(result.detections == quiet)
+    let profile = try #require(result.searchProfile)
     let reports = seen.reports
     let phases = reports.map(\.phase).enumerated().filter {
       $0.offset == 0 || reports[$0.offset - 1].phase != $0.element
