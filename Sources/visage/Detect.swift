@@ -95,9 +95,9 @@ struct Detect: ParsableCommand {
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
-    // One task when its search profile is reported after each input or faces are numbered
-    // from input to input (copies would each have their own), else as `--threads` asks.
-    let copies = profileSearch || tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
+    // One task when faces are numbered from input to input (copies would each have their
+    // own), else as `--threads` asks. (Each result carries its own search profile.)
+    let copies = tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
     // A wider search of a large photo takes seconds: on a terminal, say how far it has got
     // (one task's: copies, which share a batch, show none).
     let progressLine = (range == .all || anyRotation) && copies <= 1 ? SearchProgressLine.forTerminal() : nil

@@ -29,7 +29,7 @@ struct FrameOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help:
-      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, detect --profile-search, and in video and live-stream mode. Results and their order are the same for any count."
+      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, and in video and live-stream mode. Results and their order are the same for any count."
   )
   var threads = 1
 
