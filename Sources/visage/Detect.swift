@@ -119,7 +119,7 @@ struct Detect: ParsableCommand {
       progressLine?.clear()
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
       if profileSearch, runningMode != .liveStream, let profile = result.searchProfile {
-        FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.source))\n".utf8))
+        FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.sourceJSON))\n".utf8))
       }
     } droppedLine: { frame, image, t in
       try resultLine(
@@ -188,10 +188,10 @@ enum CLIRunningMode: String, ExpressibleByArgument, CaseIterable {
 
 extension JSON {
   /// `visage detect --profile-search`'s line for one input: see docs/cli.md.
-  static func searchProfile(_ profile: SearchProfile, source: String) -> JSON {
+  static func searchProfile(_ profile: SearchProfile, source: JSON) -> JSON {
     let times = profile.inference
     return .object([
-      ("source", .string(source)),
+      ("source", source),
       (
         "searchProfile",
         .object([

@@ -24,6 +24,17 @@ import VisageTestSupport
     #expect(lines[3].hasPrefix(#"{"source": "no\udce9.png", "error": "#), "\(lines[3])")
   }
 
+  /// The search profile's line names the input the same way.
+  @Test func theSearchProfileLine() throws {
+    let run = try CLI.shell(
+      """
+      photo="$PWD/Tests/Fixtures/images/astronaut.png"; d=$(mktemp -d) && cd "$d" || exit 9
+      cp "$photo" $'lat\\xe9.png' && "$VISAGE" detect --any-rotation --profile-search --output json $'lat\\xe9.png'
+      status=$?; rm -r "$d"; exit $status
+      """)
+    #expect(run.status == 0 && run.stderr.hasPrefix(#"{"source": "lat\udce9.png", "searchProfile": "#), "\(run.stderr)")
+  }
+
   /// The same for a `--paths-from` line.
   @Test func aPathListLineThatIsNotUTF8() throws {
     let run = try CLI.shell(
