@@ -59,8 +59,9 @@ final class InputFrames {
     case paths([String], raw: [[UInt8]?])
     /// The next path of a list, trimmed, blank lines skipped.
     case lines(() -> ListedPath?)
-    case stream(Result<Y4MReader, any Error>, name: String)
-    case records(LineReader, name: String)
+    /// A stream, named by the path given (with its bytes when they are not UTF-8).
+    case stream(Result<Y4MReader, any Error>, name: String, raw: [UInt8]?)
+    case records(LineReader, name: String, raw: [UInt8]?)
     /// One PNG or JPEG file's bytes, read whole from standard input.
     case standardInputImage(Result<[UInt8], any Error>)
   }
@@ -89,9 +90,10 @@ final class InputFrames {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
       }
+      let rawName = RawFileNames.bytes(of: arguments)[0]
       source = .records(
-        try LineReader(path: arguments[0], maximumLength: Self.maximumRecordLength),
-        name: arguments[0] == "-" ? "stdin" : arguments[0])
+        try LineReader(path: arguments[0], pathBytes: rawName, maximumLength: Self.maximumRecordLength),
+        name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
       count = nil
     } else if let pathsFrom {
       guard arguments.isEmpty else {
@@ -115,13 +117,15 @@ final class InputFrames {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
       // Standard input holds one PNG or JPEG image or a stream, told by its first byte.
+      let rawName = RawFileNames.bytes(of: arguments)[0]
       let contents = Result {
         // A folder opens and reads as empty, which the reader would call a corrupt stream.
         if arguments[0] != "-" && Self.namesFolder(arguments[0]) {
           throw CLIError("'\(arguments[0])' is a folder, not a YUV4MPEG2 stream")
         }
         return try arguments[0] == "-"
-          ? Y4MReader.standardInputContents() : .frames(Y4MReader(contentsOfFile: arguments[0]))
+          ? Y4MReader.standardInputContents()
+          : .frames(Y4MReader(contentsOfFile: arguments[0], pathBytes: rawName))
       }
       var reader: Result<Y4MReader, any Error>
       switch contents {
@@ -139,7 +143,7 @@ final class InputFrames {
         if timestamped { reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it")) }
         streamRate = nil
       }
-      source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0])
+      source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
       count = nil
       self.fps = fps ?? streamRate ?? 30
       return
@@ -201,30 +205,37 @@ final class InputFrames {
           index: 0, source: "stdin",
           decoded: Result { try DecodedImage(encoded: bytes.get(), orientation: orientation) })
       }
-    case .records(let reader, let name):
+    case .records(let reader, let name, let raw):
       while let line = reader.next() {
         // Records are numbered by line, blank lines included, so a message points at its line.
         let lineIndex = nextLine
         nextLine += 1
+        let (defaultSource, rawDefault) = ("\(name)#\(lineIndex)", raw.map { $0 + Array("#\(lineIndex)".utf8) })
         if let length = line.tooLong {
           nextIndex += 1
-          let problem = CLIError("the record is \(length) bytes long; a record line has at most 64 MiB")
-          return { Frame(index: index, source: "\(name)#\(lineIndex)", image: .failure(problem)) }
+          var frame = Frame(
+            index: index, source: defaultSource,
+            image: .failure(CLIError("the record is \(length) bytes long; a record line has at most 64 MiB")))
+          frame.rawSource = rawDefault
+          return { [frame] in frame }
         }
         let line = String(decoding: line.bytes, as: UTF8.self)
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
         return {
-          let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: orientation)
-          return Frame(index: index, source: record.source, decoded: record.image)
+          let record = ImageRecords.parse(line, defaultSource: defaultSource, orientation: orientation)
+          var frame = Frame(index: index, source: record.source, decoded: record.image)
+          // A record with no source of its own is named after a file whose name is not UTF-8.
+          if record.source == defaultSource { frame.rawSource = rawDefault }
+          return frame
         }
       }
       return nil
-    case .stream(let reader, let stream):
+    case .stream(let reader, let stream, let raw):
       // Frames of a stream are reported as `clip.y4m#12` (`stdin#12`). Read in order, here.
       let name = "\(stream)#\(index)"
       guard index != Int.max else { return nil }
-      let frame: Frame
+      var frame: Frame
       do {
         guard let image = try reader.get().nextFrame() else { return nil }
         nextIndex += 1
@@ -233,7 +244,8 @@ final class InputFrames {
         nextIndex = Int.max
         frame = Frame(index: index, source: name, image: .failure(error))
       }
-      return { frame }
+      frame.rawSource = raw.map { $0 + Array("#\(index)".utf8) }
+      return { [frame] in frame }
     }
   }
 
@@ -282,7 +294,8 @@ final class InputFrames {
   /// Reads paths one per line from standard input (`-`) or from a file, trimmed, skipping
   /// blank lines.
   private static func pathReader(_ path: String) throws -> () -> ListedPath? {
-    let lines = try LineReader(path: path, maximumLength: maximumPathLength)
+    let lines = try LineReader(
+      path: path, pathBytes: RawFileNames.bytes(of: [path])[0], maximumLength: maximumPathLength)
     return {
       while let line = lines.next() {
         guard line.tooLong == nil else { return (String(decoding: line.bytes, as: UTF8.self), nil, line.tooLong) }

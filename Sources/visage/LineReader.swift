@@ -20,10 +20,12 @@ final class LineReader {
   private var (start, end) = (0, 0)
   private var atEnd = false
 
-  /// Standard input for `-`, else the file at `path`; lines of at most `maximumLength` bytes.
-  init(path: String, maximumLength: Int) throws {
+  /// Standard input for `-`, else the file at `path` (named by `pathBytes` when they are not
+  /// UTF-8, `RawFileNames`); lines of at most `maximumLength` bytes.
+  init(path: String, pathBytes: [UInt8]? = nil, maximumLength: Int) throws {
     self.maximumLength = maximumLength
-    descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
+    descriptor = path == "-" ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw SetupError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
     // A folder opens, and then reads as empty (read fails with EISDIR): say so instead.
     // (The descriptor is closed by deinit, which runs for a class whose init throws once every

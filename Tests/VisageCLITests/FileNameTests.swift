@@ -35,6 +35,27 @@ import VisageTestSupport
     #expect(run.status == 0 && run.stderr.hasPrefix(#"{"source": "lat\udce9.png", "searchProfile": "#), "\(run.stderr)")
   }
 
+  /// A stream, a path list and a record file whose names are not UTF-8 are opened too, and
+  /// the names made from them (`clip.y4m#0`, `records.jsonl#0`) keep the bytes.
+  @Test func streamsListsAndRecordFiles() throws {
+    let run = try CLI.shell(
+      """
+      root="$PWD"; d=$(mktemp -d) && cd "$d" || exit 9
+      printf 'YUV4MPEG2 W2 H2 F30:1 C420jpeg\\nFRAME\\n\\x80\\x80\\x80\\x80\\x80\\x80' > $'clip\\xe9.y4m'
+      echo "$root/Tests/Fixtures/images/astronaut.png" > $'list\\xe9.txt'
+      echo '{"data": "AAAA"}' > $'records\\xe9.jsonl'
+      "$VISAGE" detect --output json $'clip\\xe9.y4m'
+      "$VISAGE" detect --output json --paths-from $'list\\xe9.txt'
+      "$VISAGE" detect --output json --input-format jsonl $'records\\xe9.jsonl'
+      rm -r "$d"
+      """)
+    let lines = run.stdout.split(separator: "\n")
+    try #require(lines.count == 3, "\(run.stdout) \(run.stderr)")
+    #expect(lines[0].hasPrefix(#"{"source": "clip\udce9.y4m#0", "width": 2"#), "\(lines[0])")
+    #expect(lines[1].contains("astronaut.png") && lines[1].contains("detections"), "\(lines[1])")
+    #expect(lines[2].hasPrefix(#"{"source": "records\udce9.jsonl#0", "error": "#), "\(lines[2])")
+  }
+
   /// The same for a `--paths-from` line.
   @Test func aPathListLineThatIsNotUTF8() throws {
     let run = try CLI.shell(
