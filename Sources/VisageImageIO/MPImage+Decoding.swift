@@ -19,11 +19,14 @@ extension MPImage {
   /// mirror), since the tasks refuse mirrored orientations as MediaPipe does: the image is the
   /// same picture, and `applyingOrientation()` gives what Pillow's `exif_transpose` gives.
   ///
-  /// The file is opened without blocking and must be a regular file, so a FIFO or a device
-  /// given by mistake fails at once instead of waiting for data or reading without end.
+  /// The file is opened without blocking and must be a regular file or a pipe (a FIFO, or a
+  /// shell's process substitution `<(cat a.png)`), so a device given by mistake fails at once
+  /// instead of reading without end. A pipe is read whole once its first eight bytes show a
+  /// PNG or JPEG signature, up to 256 MiB.
   ///
-  /// - Throws: `ImageIOError`, naming `path`: `.unreadableFile` if it cannot be read or is not
-  ///   a regular file, `.unknownFormat` if it is neither PNG nor JPEG, or a decoding error
+  /// - Throws: `ImageIOError`, naming `path`: `.unreadableFile` if it cannot be read, is
+  ///   neither a regular file nor a pipe, or is a pipe of more than 256 MiB, `.unknownFormat`
+  ///   if it is neither PNG nor JPEG, or a decoding error
   ///   (`.tooLarge` and `.tooManyPixels` past `limits`).
   public init(contentsOfFile path: String, orientation: Orientation? = nil, limits: ImageLimits = .default) throws {
     self = try DecodedImage(contentsOfFile: path, orientation: orientation, limits: limits).image
@@ -52,11 +55,14 @@ public struct DecodedImage: Sendable {
   /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
   public var storedOrientation: MPImage.Orientation
 
-  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`.
-  public init(contentsOfFile path: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
-    throws
-  {
-    let bytes = try ImageFile.bytes(atPath: path)
+  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`. With
+  /// `pathBytes`, the file opened is the one those bytes name, which need not be UTF-8 (Linux
+  /// takes any bytes but NUL in a name), and `path` only names it in errors.
+  public init(
+    contentsOfFile path: String, pathBytes: [UInt8]? = nil, orientation: MPImage.Orientation? = nil,
+    limits: ImageLimits = .default
+  ) throws {
+    let bytes = try ImageFile.bytes(atPath: path, pathBytes: pathBytes)
     do {
       self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits)
     } catch let error as ImageIOError {
@@ -85,24 +91,35 @@ public struct DecodedImage: Sendable {
 
 /// Whole-file reads with the system's reason when they fail.
 enum ImageFile {
-  /// The bytes of the regular file at `path`.
-  static func bytes(atPath path: String) throws -> [UInt8] {
+  /// The most bytes an image read from a pipe may have (256 MiB): a pipe's size is not known
+  /// before it is read, and one that never ends must not fill the memory.
+  static let maximumPipedBytes = 1 << 28
+
+  /// The bytes of the regular file, or the pipe (a FIFO, `<(cat a.png)`), at `path`. A pipe
+  /// must start with a PNG or JPEG signature, checked before more of it is read.
+  /// With `pathBytes`, the file is the one they name and `path` names it in errors.
+  static func bytes(atPath path: String, pathBytes: [UInt8]? = nil) throws -> [UInt8] {
     func failure(_ code: Int32) -> ImageIOError {
       .unreadableFile(path: path, reason: String(cString: strerror(code)))
     }
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, possibly
     // forever. The type is checked before any read, and regular files ignore the flag.
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
+    let descriptor = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { throw failure(errno) }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { throw failure(errno) }
+    let size: Int
     switch status.st_mode & S_IFMT {
-    case S_IFREG: break
+    case S_IFREG: size = Int(status.st_size)
     case S_IFDIR: throw failure(EISDIR)
-    default: throw ImageIOError.unreadableFile(path: path, reason: "not a regular file (a FIFO, socket or device)")
+    case S_IFIFO:
+      // A pipe with a writer is waited for; one without reads as empty at once.
+      _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+      return try piped(name: path) { read(descriptor, $0, $1) }
+    default: throw ImageIOError.unreadableFile(path: path, reason: "not a regular file or a pipe (a socket or device)")
     }
-    let size = Int(status.st_size)
     var bytes = [UInt8](repeating: 0, count: size)
     var done = 0
     while done < size {
@@ -116,5 +133,37 @@ enum ImageFile {
     }
     bytes.removeLast(size - done)
     return bytes
+  }
+
+  /// A pipe's bytes, which must start with a PNG or JPEG signature (checked on the first eight
+  /// bytes, so a stream of something else is not read on) and number at most
+  /// `maximumPipedBytes`. `read` fills the buffer given and returns how much it read, 0 at
+  /// the end, -1 on failure.
+  static func piped(name: String, read: (UnsafeMutableRawPointer, Int) -> Int) throws -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: 8)
+    var done = 0
+    while true {
+      if done == bytes.count {
+        guard done <= maximumPipedBytes else {
+          throw ImageIOError.unreadableFile(
+            path: name, reason: "more than \(maximumPipedBytes >> 20) MiB on a pipe, too much for one image")
+        }
+        bytes += repeatElement(0, count: min(max(done, 1 << 16), maximumPipedBytes + 1 - done))
+      }
+      let count = bytes.withUnsafeMutableBytes { read($0.baseAddress! + done, $0.count - done) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw ImageIOError.unreadableFile(path: name, reason: String(cString: strerror(errno)))
+      }
+      done += count
+      // The first eight bytes are in (the buffer holds no more until then), or all there are.
+      if done - count < 8 && (done == 8 || count == 0) && ImageFormat(sniffing: bytes[..<done]) == nil {
+        throw ImageIOError.unknownFormat(path: name, leadingBytes: Array(bytes[..<done]))
+      }
+      if count == 0 {
+        bytes.removeLast(bytes.count - done)
+        return bytes
+      }
+    }
   }
 }

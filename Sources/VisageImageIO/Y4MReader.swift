@@ -28,6 +28,12 @@ public enum Y4MError: Error, Equatable, CustomStringConvertible {
   }
 }
 
+/// What standard input holds: one PNG or JPEG file's bytes, or a YUV4MPEG2 stream.
+public enum StandardInput {
+  case image([UInt8])
+  case frames(Y4MReader)
+}
+
 /// Reads a YUV4MPEG2 stream (`ffmpeg -f yuv4mpegpipe`) one frame at a time, from a file or
 /// from standard input, and converts each frame to 8-bit RGB.
 ///
@@ -57,9 +63,13 @@ public final class Y4MReader {
   /// The largest accepted side, the same bound images have.
   public static var maximumDimension: Int { MPImage.maximumDimension }
   /// Opens a `.y4m` file and reads its header. Frames may have at most
-  /// `limits.maximumPixels` pixels, checked before the frame buffer is allocated.
-  public convenience init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
-    guard let file = fopen(path, "rb") else {
+  /// `limits.maximumPixels` pixels, checked before the frame buffer is allocated. With
+  /// `pathBytes`, the file is the one those bytes name, as for `DecodedImage`.
+  public convenience init(contentsOfFile path: String, pathBytes: [UInt8]? = nil, limits: ImageLimits = .default)
+    throws
+  {
+    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
+    guard let file = fopen(name, "rb") else {
       throw Y4MError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
     }
     do { try self.init(file: file, ownsFile: true, source: "'\(path)'", limits: limits) } catch {
@@ -75,6 +85,26 @@ public final class Y4MReader {
       throw Y4MError.unreadableFile(path: "-", reason: String(cString: strerror(errno)))
     }
     return try Y4MReader(file: file, ownsFile: false, source: "on standard input", limits: limits)
+  }
+
+  /// What standard input holds, told by its first byte: 0x89 or 0xFF, with which a PNG's
+  /// signature and a JPEG's start-of-image marker begin (and no YUV4MPEG2 header can), make it
+  /// one image, read whole as a pipe is by `MPImage(contentsOfFile:)`; anything else is read
+  /// as a YUV4MPEG2 stream (`-` on the command line).
+  public static func standardInputContents(limits: ImageLimits = .default) throws -> StandardInput {
+    guard let file = fdopen(STDIN_FILENO, "rb") else {
+      throw Y4MError.unreadableFile(path: "-", reason: String(cString: strerror(errno)))
+    }
+    let first = getc(file)
+    if first != EOF { ungetc(first, file) }
+    guard first == 0x89 || first == 0xFF else {
+      return .frames(try Y4MReader(file: file, ownsFile: false, source: "on standard input", limits: limits))
+    }
+    return .image(
+      try ImageFile.piped(name: "stdin") {
+        let count = fread($0, 1, $1, file)
+        return count == 0 && ferror(file) != 0 ? -1 : count
+      })
   }
 
   private init(file: UnsafeMutablePointer<FILE>, ownsFile: Bool, source: String, limits: ImageLimits) throws {

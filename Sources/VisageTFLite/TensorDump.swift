@@ -24,6 +24,12 @@ public struct TensorDump: Sendable {
     public var file: String
     /// The operator that writes it; nil for inputs and constants.
     public var producer: Producer?
+
+    /// An entry with the given fields (a dump's manifest read back, as `visage compare` does).
+    public init(index: Int, name: String, shape: [Int], dtype: String, file: String, producer: Producer?) {
+      (self.index, self.name, self.shape, self.dtype, self.file, self.producer) =
+        (index, name, shape, dtype, file, producer)
+    }
   }
 
   /// An operator as a dump names it.

@@ -95,10 +95,9 @@ struct Detect: ParsableCommand {
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
     let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
-    var detector: FaceDetector?
-    // One task when its search profile is reported after each input or faces are numbered
-    // from input to input (copies would each have their own), else as `--threads` asks.
-    let copies = profileSearch || tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
+    // One task when faces are numbered from input to input (copies would each have their
+    // own), else as `--threads` asks. (Each result carries its own search profile.)
+    let copies = tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
     // A wider search of a large photo takes seconds: on a terminal, say how far it has got
     // (one task's: copies, which share a batch, show none).
     let progressLine = (range == .all || anyRotation) && copies <= 1 ? SearchProgressLine.forTerminal() : nil
@@ -114,15 +113,13 @@ struct Detect: ParsableCommand {
             liveStreamHandler: handler,
             threads: threads))
         if let progressLine { made.reportSearchProgress(to: progressLine.update) }
-        detector = made
         return made
       }
     } report: { result, frame, image in
       progressLine?.clear()
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
-      // Image and video mode report straight after the frame's search, so the profile is its own.
-      if profileSearch, runningMode != .liveStream, let profile = detector?.lastSearchProfile {
-        FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.source))\n".utf8))
+      if profileSearch, runningMode != .liveStream, let profile = result.searchProfile {
+        FileHandle.standardError.write(Data("\(JSON.searchProfile(profile, source: frame.sourceJSON))\n".utf8))
       }
     } droppedLine: { frame, image, t in
       try resultLine(
@@ -191,10 +188,10 @@ enum CLIRunningMode: String, ExpressibleByArgument, CaseIterable {
 
 extension JSON {
   /// `visage detect --profile-search`'s line for one input: see docs/cli.md.
-  static func searchProfile(_ profile: SearchProfile, source: String) -> JSON {
+  static func searchProfile(_ profile: SearchProfile, source: JSON) -> JSON {
     let times = profile.inference
     return .object([
-      ("source", .string(source)),
+      ("source", source),
       (
         "searchProfile",
         .object([

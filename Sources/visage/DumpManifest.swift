@@ -8,15 +8,7 @@ import VisageTFLite
 /// contract; other tools read it, so fields are only ever added.
 struct DumpManifest {
   /// One tensor: its file in the folder and the operator that wrote it.
-  struct Tensor {
-    var index: Int
-    var name: String
-    var file: String
-    var shape: [Int]
-    var dtype: String
-    /// The writing operator's index, type and inputs; nil for inputs and constants.
-    var producer: TensorDump.Producer?
-  }
+  typealias Tensor = TensorDump.Entry
 
   /// The model as the command line named it.
   var model: String
@@ -29,12 +21,7 @@ struct DumpManifest {
 
   /// The manifest of `dump`, written by `engine`.
   init(model: String, engine: String, dump: TensorDump) {
-    self.model = model
-    self.engine = engine
-    tensors = dump.entries.map {
-      Tensor(index: $0.index, name: $0.name, file: $0.file, shape: $0.shape, dtype: $0.dtype, producer: $0.producer)
-    }
-    stopped = dump.stop
+    (self.model, self.engine, tensors, stopped) = (model, engine, dump.entries, dump.stop)
   }
 
   var json: JSON {
@@ -62,6 +49,35 @@ struct DumpManifest {
     } ?? .null
   }
 
+  /// `manifest.json` as it is read: what a reader can do without is optional.
+  private struct File: Decodable {
+    struct Entry: Decodable {
+      var index: Int
+      var file: String
+      var shape: [Int]
+      var name: String?
+      var dtype: String?
+      var `operator`: Operator?
+    }
+    struct Operator: Decodable {
+      var index: Int
+      var type: String?
+      var inputs: [Int]?
+    }
+    struct Stop: Decodable {
+      var `operator`: Stop.Operator?
+      var reason: String?
+      struct Operator: Decodable {
+        var index: Int?
+        var type: String?
+      }
+    }
+    var model: String?
+    var engine: String?
+    var tensors: [Entry]
+    var stopped: Stop?
+  }
+
   /// Reads `directory/manifest.json`.
   ///
   /// - Throws: `ValidationError` (a usage error) when the folder holds no readable manifest
@@ -71,41 +87,22 @@ struct DumpManifest {
     guard let data = FileManager.default.contents(atPath: path) else {
       throw ValidationError("\(path) cannot be read; is \(directory) a tensor dump (visage run --dump-tensors)?")
     }
-    guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-      throw ValidationError("\(path) is not a JSON object")
-    }
     func fail(_ what: String) -> ValidationError { ValidationError("\(path): \(what)") }
-    func int(_ value: Any?) -> Int? {
-      guard let n = value as? NSNumber, n.doubleValue == n.doubleValue.rounded(), abs(n.doubleValue) < 0x1p53 else {
-        return nil
-      }
-      return n.intValue
+    let file: File
+    do { file = try JSONDecoder().decode(File.self, from: data) } catch let error as DecodingError {
+      throw fail(Self.describe(error))
     }
-    func ints(_ value: Any?) -> [Int]? {
-      guard let list = value as? [Any] else { return nil }
-      let items = list.compactMap(int)
-      return items.count == list.count ? items : nil
-    }
-    guard let list = root["tensors"] as? [Any] else { throw fail("no \"tensors\" array") }
-    model = root["model"] as? String ?? ""
-    engine = root["engine"] as? String ?? ""
-    tensors = try list.enumerated().map { k, item in
-      guard let entry = item as? [String: Any], let index = int(entry["index"]), let file = entry["file"] as? String,
-        let shape = ints(entry["shape"])
-      else { throw fail("tensors[\(k)] needs \"index\", \"file\" and \"shape\"") }
+    (model, engine) = (file.model ?? "", file.engine ?? "")
+    tensors = try file.tensors.enumerated().map { k, entry in
       // A file name, never a path: a manifest must not make compare read outside its folder.
-      guard !file.isEmpty, !file.contains("/"), file != "..", file != "." else {
-        throw fail("tensors[\(k)].file \"\(file)\" must be a file name in the folder")
-      }
-      var producer: TensorDump.Producer?
-      if let op = entry["operator"] as? [String: Any] {
-        guard let opIndex = int(op["index"]) else { throw fail("tensors[\(k)].operator needs an \"index\"") }
-        producer = TensorDump.Producer(
-          index: opIndex, type: op["type"] as? String ?? "?", inputs: ints(op["inputs"]) ?? [])
+      guard !entry.file.isEmpty, !entry.file.contains("/"), entry.file != "..", entry.file != "." else {
+        throw fail("tensors[\(k)].file \"\(entry.file)\" must be a file name in the folder")
       }
       return Tensor(
-        index: index, name: entry["name"] as? String ?? "", file: file, shape: shape,
-        dtype: entry["dtype"] as? String ?? "", producer: producer)
+        index: entry.index, name: entry.name ?? "", shape: entry.shape, dtype: entry.dtype ?? "", file: entry.file,
+        producer: entry.operator.map {
+          TensorDump.Producer(index: $0.index, type: $0.type ?? "?", inputs: $0.inputs ?? [])
+        })
     }
     var seen: [Int: Int] = [:]
     for (k, tensor) in tensors.enumerated() {
@@ -113,10 +110,22 @@ struct DumpManifest {
         throw fail("tensors[\(first)] and tensors[\(k)] both name tensor \(tensor.index)")
       }
     }
-    if let stop = root["stopped"] as? [String: Any] {
-      let op = stop["operator"] as? [String: Any]
-      stopped = TensorDump.Stop(
-        index: int(op?["index"]) ?? -1, type: op?["type"] as? String ?? "?", reason: stop["reason"] as? String ?? "")
+    stopped = file.stopped.map {
+      TensorDump.Stop(index: $0.operator?.index ?? -1, type: $0.operator?.type ?? "?", reason: $0.reason ?? "")
     }
+  }
+
+  /// A decoding error as the field at fault and what is wrong with it (`tensors[3].shape is
+  /// missing`).
+  private static func describe(_ error: DecodingError) -> String {
+    let (path, what): ([any CodingKey], String) =
+      switch error {
+      case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
+      case .typeMismatch(_, let context), .valueNotFound(_, let context): (context.codingPath, "has the wrong type")
+      case .dataCorrupted(let context): (context.codingPath, "is not valid JSON")
+      @unknown default: ([], "cannot be read")
+      }
+    let field = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined().drop { $0 == "." }
+    return (field.isEmpty ? "the manifest" : String(field)) + " " + what
   }
 }

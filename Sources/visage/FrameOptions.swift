@@ -6,7 +6,7 @@ import Foundation
 struct FrameOptions: ParsableArguments {
   @Argument(
     help:
-      "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file, or - for YUV4MPEG2 on standard input, is a stream of frames."
+      "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file is a stream of frames; - reads standard input: one PNG or JPEG image, else a YUV4MPEG2 stream."
   )
   var images: [String] = []
 
@@ -29,7 +29,7 @@ struct FrameOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help:
-      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, detect --profile-search, and in video and live-stream mode. Results and their order are the same for any count."
+      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, and in video and live-stream mode. Results and their order are the same for any count."
   )
   var threads = 1
 

@@ -18,14 +18,20 @@ struct Frame {
   /// The file's Exif orientation, applied or not; `nil` when it has none (or it cannot be
   /// read), and for the frames of a stream.
   var exifOrientation: MPImage.Orientation? = nil
+  /// The bytes of a file name that is not UTF-8, which `source` shows with U+FFFD.
+  var rawSource: [UInt8]? = nil
+  /// `source` as JSON, losslessly (`RawFileNames.json`).
+  var sourceJSON: JSON { rawSource.map(RawFileNames.json) ?? .string(source) }
 
   init(index: Int, source: String, image: Result<MPImage, any Error>) {
     (self.index, self.source, self.image) = (index, source, image)
   }
 
-  /// How the text output names the frame: its source and, when the file has an Exif
-  /// orientation other than 1, whether it was turned by it.
+  /// How the text output names the frame: its source, control characters shown
+  /// (`Reporter.visible`), and, when the file has an Exif orientation other than 1, whether it
+  /// was turned by it.
   var label: String {
+    let source = Reporter.visible(source)
     guard let exif = exifOrientation, exif != .up else { return source }
     return orientation == .up
       ? "\(source) (Exif orientation \(exif.exifValue) ignored)"
@@ -43,16 +49,21 @@ struct Frame {
 
 /// The inputs of `detect` and `landmark`, in order: image files named as arguments or read
 /// one per line (`--paths-from FILE`, `-` for standard input), the frames of one YUV4MPEG2
-/// stream (a single `.y4m` argument, or `-` for standard input), or encoded images in JSON
+/// stream (a single `.y4m` argument, or `-` for standard input), one PNG or JPEG image on
+/// standard input (`-`, told from a stream by its first byte), or encoded images in JSON
 /// Lines (`--input-format jsonl`, see `ImageRecords` in VisageImageIO). Frames are decoded one at a time, so a
 /// long stream or path list never sits in memory.
 final class InputFrames {
   private enum Source {
-    case paths([String])
+    /// Paths, each with its bytes when they are not UTF-8.
+    case paths([String], raw: [[UInt8]?])
     /// The next path of a list, trimmed, blank lines skipped.
-    case lines(() -> String?)
-    case stream(Result<Y4MReader, any Error>, name: String)
-    case records(LineReader, name: String)
+    case lines(() -> ListedPath?)
+    /// A stream, named by the path given (with its bytes when they are not UTF-8).
+    case stream(Result<Y4MReader, any Error>, name: String, raw: [UInt8]?)
+    case records(LineReader, name: String, raw: [UInt8]?)
+    /// One PNG or JPEG file's bytes, read whole from standard input.
+    case standardInputImage(Result<[UInt8], any Error>)
   }
 
   private let source: Source
@@ -79,7 +90,10 @@ final class InputFrames {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
       }
-      source = .records(try LineReader(path: arguments[0]), name: arguments[0] == "-" ? "stdin" : arguments[0])
+      let rawName = RawFileNames.bytes(of: arguments)[0]
+      source = .records(
+        try LineReader(path: arguments[0], pathBytes: rawName, maximumLength: Self.maximumRecordLength),
+        name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
       count = nil
     } else if let pathsFrom {
       guard arguments.isEmpty else {
@@ -89,7 +103,7 @@ final class InputFrames {
       // An empty list is no input, a usage error as when no path is given at all; so the
       // first path is read ahead, before anything is reported.
       guard let first = paths() else { throw ValidationError("no input: the path list '\(pathsFrom)' holds no path") }
-      var ahead: String? = first
+      var ahead: ListedPath? = first
       source = .lines {
         if let path = ahead {
           ahead = nil
@@ -102,34 +116,49 @@ final class InputFrames {
     } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
-      var reader = Result {
+      // Standard input holds one PNG or JPEG image or a stream, told by its first byte.
+      let rawName = RawFileNames.bytes(of: arguments)[0]
+      let contents = Result {
         // A folder opens and reads as empty, which the reader would call a corrupt stream.
         if arguments[0] != "-" && Self.namesFolder(arguments[0]) {
           throw CLIError("'\(arguments[0])' is a folder, not a YUV4MPEG2 stream")
         }
-        return try arguments[0] == "-" ? Y4MReader.standardInput() : Y4MReader(contentsOfFile: arguments[0])
+        return try arguments[0] == "-"
+          ? Y4MReader.standardInputContents()
+          : .frames(Y4MReader(contentsOfFile: arguments[0], pathBytes: rawName))
+      }
+      var reader: Result<Y4MReader, any Error>
+      switch contents {
+      case .success(.frames(let frames)): reader = .success(frames)
+      case .failure(let error) where !(error is ImageIOError): reader = .failure(error)
+      case .success(.image(let bytes)):
+        (source, count, self.fps) = (.standardInputImage(.success(bytes)), 1, fps ?? 30)
+        return
+      case .failure(let error):  // an image that could not be read whole
+        (source, count, self.fps) = (.standardInputImage(.failure(error)), 1, fps ?? 30)
+        return
       }
       var streamRate = fps == nil ? (try? reader.get())?.frameRate : nil
       if let rate = streamRate, let problem = FrameRate.problem(rate) {
         if timestamped { reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it")) }
         streamRate = nil
       }
-      source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0])
+      source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
       count = nil
       self.fps = fps ?? streamRate ?? 30
       return
     } else {
       guard !arguments.isEmpty else {
         throw ValidationError(
-          "no input: give image paths, a .y4m file, - for YUV4MPEG2 on standard input, or --paths-from")
+          "no input: give image paths, a .y4m file, - for standard input, or --paths-from")
       }
       if arguments.contains(where: { $0 == "-" || $0.lowercased().hasSuffix(".y4m") }) {
-        throw ValidationError("a YUV4MPEG2 stream (.y4m or -) must be the only input")
+        throw ValidationError("a YUV4MPEG2 stream (.y4m) or standard input (-) must be the only input")
       }
       if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) {
         throw ValidationError("--fps: \(problem)")
       }
-      source = .paths(arguments)
+      source = .paths(arguments, raw: RawFileNames.bytes(of: arguments))
       count = arguments.count
     }
     self.fps = fps ?? 30
@@ -155,33 +184,58 @@ final class InputFrames {
     let index = nextIndex
     let orientation = imposedOrientation
     switch source {
-    case .paths(let paths):
+    case .paths(let paths, let raw):
       guard index < paths.count else { return nil }
       nextIndex += 1
-      let path = paths[index]
-      return { Self.fileFrame(index, path: path, orientation: orientation) }
+      let (path, bytes) = (paths[index], raw[index])
+      return { Self.fileFrame(index, path: path, bytes: bytes, orientation: orientation) }
     case .lines(let nextPath):
-      guard let path = nextPath() else { return nil }
+      guard let listed = nextPath() else { return nil }
       nextIndex += 1
-      return { Self.fileFrame(index, path: path, orientation: orientation) }
-    case .records(let reader, let name):
+      if let length = listed.tooLong {
+        let problem = CLIError("a line of \(length) bytes; a path has at most \(Self.maximumPathLength) (PATH_MAX)")
+        return { Frame(index: index, source: listed.path + "…", image: .failure(problem)) }
+      }
+      return { Self.fileFrame(index, path: listed.path, bytes: listed.bytes, orientation: orientation) }
+    case .standardInputImage(let bytes):
+      guard index == 0 else { return nil }
+      nextIndex += 1
+      return {
+        Frame(
+          index: 0, source: "stdin",
+          decoded: Result { try DecodedImage(encoded: bytes.get(), orientation: orientation) })
+      }
+    case .records(let reader, let name, let raw):
       while let line = reader.next() {
         // Records are numbered by line, blank lines included, so a message points at its line.
         let lineIndex = nextLine
         nextLine += 1
+        let (defaultSource, rawDefault) = ("\(name)#\(lineIndex)", raw.map { $0 + Array("#\(lineIndex)".utf8) })
+        if let length = line.tooLong {
+          nextIndex += 1
+          var frame = Frame(
+            index: index, source: defaultSource,
+            image: .failure(CLIError("the record is \(length) bytes long; a record line has at most 64 MiB")))
+          frame.rawSource = rawDefault
+          return { [frame] in frame }
+        }
+        let line = String(decoding: line.bytes, as: UTF8.self)
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
         return {
-          let record = ImageRecords.parse(line, defaultSource: "\(name)#\(lineIndex)", orientation: orientation)
-          return Frame(index: index, source: record.source, decoded: record.image)
+          let record = ImageRecords.parse(line, defaultSource: defaultSource, orientation: orientation)
+          var frame = Frame(index: index, source: record.source, decoded: record.image)
+          // A record with no source of its own is named after a file whose name is not UTF-8.
+          if record.source == defaultSource { frame.rawSource = rawDefault }
+          return frame
         }
       }
       return nil
-    case .stream(let reader, let stream):
+    case .stream(let reader, let stream, let raw):
       // Frames of a stream are reported as `clip.y4m#12` (`stdin#12`). Read in order, here.
       let name = "\(stream)#\(index)"
       guard index != Int.max else { return nil }
-      let frame: Frame
+      var frame: Frame
       do {
         guard let image = try reader.get().nextFrame() else { return nil }
         nextIndex += 1
@@ -190,14 +244,20 @@ final class InputFrames {
         nextIndex = Int.max
         frame = Frame(index: index, source: name, image: .failure(error))
       }
-      return { frame }
+      frame.rawSource = raw.map { $0 + Array("#\(index)".utf8) }
+      return { [frame] in frame }
     }
   }
 
-  /// The frame of the image file at `path`.
-  private static func fileFrame(_ index: Int, path: String, orientation: MPImage.Orientation?) -> Frame {
-    Frame(
-      index: index, source: path, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: orientation) })
+  /// The frame of the image file at `path`, or named by `bytes` when they are not UTF-8.
+  private static func fileFrame(_ index: Int, path: String, bytes: [UInt8]? = nil, orientation: MPImage.Orientation?)
+    -> Frame
+  {
+    var frame = Frame(
+      index: index, source: path,
+      decoded: Result { try DecodedImage(contentsOfFile: path, pathBytes: bytes, orientation: orientation) })
+    frame.rawSource = bytes
+    return frame
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
@@ -221,14 +281,32 @@ final class InputFrames {
       || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
   }
 
+  /// The longest line of a path list, in bytes: Linux's PATH_MAX.
+  static let maximumPathLength = 4096
+  /// The longest record line of `--input-format jsonl`, in bytes: 64 MiB, about 48 MB of image
+  /// file in base64, which the record's parsing holds about four times over.
+  static let maximumRecordLength = 64 << 20
+
+  /// A path of a list: as text, its bytes when they are not UTF-8 (`RawFileNames`), or the
+  /// start of a line too long to be a path, and the line's length.
+  typealias ListedPath = (path: String, bytes: [UInt8]?, tooLong: Int?)
+
   /// Reads paths one per line from standard input (`-`) or from a file, trimmed, skipping
   /// blank lines.
-  private static func pathReader(_ path: String) throws -> () -> String? {
-    let lines = try LineReader(path: path)
+  private static func pathReader(_ path: String) throws -> () -> ListedPath? {
+    let lines = try LineReader(
+      path: path, pathBytes: RawFileNames.bytes(of: [path])[0], maximumLength: maximumPathLength)
     return {
       while let line = lines.next() {
-        let path = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        if !path.isEmpty { return path }
+        guard line.tooLong == nil else { return (String(decoding: line.bytes, as: UTF8.self), nil, line.tooLong) }
+        if let text = String(bytes: line.bytes, encoding: .utf8) {
+          let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
+          if !path.isEmpty { return (path, nil, nil) }
+        } else {
+          let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
+          let bytes = Array(line.bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+          return (String(decoding: bytes, as: UTF8.self), bytes, nil)
+        }
       }
       return nil
     }
@@ -262,10 +340,11 @@ final class Reporter {
     do { try body() } catch { sideFailures.append(error) }
   }
 
-  /// Prints a JSON line (json) or the summary text (text).
+  /// Prints a JSON line (json) or the summary text (text), whose lines name the frame by its
+  /// `label`.
   func emit(_ json: JSON, text: @autoclosure () -> String) {
     clearProgress()
-    print(format == .json ? json.description : Self.visible(text()))
+    print(format == .json ? json.description : text())
     StandardOutput.flush()
     for failure in sideFailures {
       failures += 1
@@ -276,15 +355,15 @@ final class Reporter {
   }
 
   /// Reports a failed input on stdout (as a JSON line or text) and on stderr, and goes on.
-  func fail(source: String, error: any Error) {
+  func fail(_ frame: Frame, error: any Error) {
     failures += 1
     clearProgress()
     let message = "\(error)"
-    FileHandle.standardError.write(Data("visage: \(source): \(message)\n".utf8))
+    FileHandle.standardError.write(Data("visage: \(frame.source): \(message)\n".utf8))
     print(
       format == .json
-        ? ((try? OrderedJSONEncoder().encode(FailureReport(source: source, error: message))) ?? .null).description
-        : Self.visible("\(source): error: \(message)"))
+        ? JSON.object([("source", frame.sourceJSON), ("error", .string(message))]).description
+        : Self.visible("\(frame.source): error: \(message)"))
     StandardOutput.flush()
     step()
   }

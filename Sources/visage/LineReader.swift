@@ -1,49 +1,72 @@
 import ArgumentParser
 import Foundation
 
-/// Reads lines one at a time from a file or standard input, however long they are (a
-/// record holds a whole image), without reading the file whole.
+/// Reads lines one at a time from a file or standard input, without reading the file whole,
+/// keeping at most `maximumLength` bytes of a line: a longer one is skipped to its end (its
+/// length counted) rather than held, so that one huge line costs neither the memory nor the
+/// time to build and echo it.
 final class LineReader {
-  private let file: UnsafeMutablePointer<FILE>
-  private let ownsFile: Bool
-  private var buffer: UnsafeMutablePointer<CChar>?
-  private var capacity = 0
+  /// One line without its line break, or the start of one longer than the maximum.
+  struct Line {
+    /// The line's bytes; its first 64 when it is too long.
+    let bytes: [UInt8]
+    /// The length in bytes of a line longer than the maximum; `nil` for the others.
+    let tooLong: Int?
+  }
 
-  /// Standard input for `-`, else the file at `path`.
-  init(path: String) throws {
-    if path == "-" {
-      // A stream of our own on descriptor 0 (the global `stdin` is not concurrency-safe).
-      guard let input = fdopen(STDIN_FILENO, "rb") else {
-        throw SetupError("cannot read standard input: \(String(cString: strerror(errno)))")
-      }
-      (file, ownsFile) = (input, false)
-    } else {
-      guard let opened = fopen(path, "rb") else {
-        throw SetupError("cannot read '\(path)': \(String(cString: strerror(errno)))")
-      }
-      (file, ownsFile) = (opened, true)
-    }
-    // A folder opens, and then reads as empty (getline fails with EISDIR): say so instead.
-    // (The stream is closed by deinit, which runs for a class whose init throws once every
+  private let descriptor: Int32
+  private let maximumLength: Int
+  private var chunk = [UInt8](repeating: 0, count: 1 << 16)
+  private var (start, end) = (0, 0)
+  private var atEnd = false
+
+  /// Standard input for `-`, else the file at `path` (named by `pathBytes` when they are not
+  /// UTF-8, `RawFileNames`); lines of at most `maximumLength` bytes.
+  init(path: String, pathBytes: [UInt8]? = nil, maximumLength: Int) throws {
+    self.maximumLength = maximumLength
+    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
+    descriptor = path == "-" ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw SetupError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
+    // A folder opens, and then reads as empty (read fails with EISDIR): say so instead.
+    // (The descriptor is closed by deinit, which runs for a class whose init throws once every
     // property is set.)
     var status = stat()
-    if fstat(fileno(file), &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+    if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
       throw SetupError(
         path == "-" ? "standard input is a folder, not a file of lines" : "'\(path)' is a folder, not a file of lines")
     }
   }
 
-  deinit {
-    free(buffer)
-    if ownsFile { fclose(file) }
+  deinit { if descriptor != STDIN_FILENO { close(descriptor) } }
+
+  /// The next line, or `nil` at the end (a read error ends the lines as the end does).
+  func next() -> Line? {
+    var line: [UInt8] = []
+    var length = 0
+    while true {
+      if start == end {
+        guard !atEnd else { return length == 0 ? nil : finished(line, length) }
+        let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        (start, end, atEnd) = (0, max(count, 0), count <= 0)
+        continue
+      }
+      let stop = chunk[start..<end].firstIndex(of: 0x0A)
+      let piece = chunk[start..<(stop ?? end)]
+      if length + piece.count <= maximumLength {
+        line += piece
+      } else if line.count < 64 {
+        line += piece.prefix(64 - line.count)
+      }
+      length += piece.count
+      start = stop.map { $0 + 1 } ?? end
+      if stop != nil { return finished(line, length) }
+    }
   }
 
-  /// The next line without its line break, or `nil` at the end.
-  func next() -> String? {
-    let count = getline(&buffer, &capacity, file)
-    guard count >= 0, let buffer else { return nil }
-    var end = count
-    while end > 0, buffer[end - 1] == 0x0A || buffer[end - 1] == 0x0D { end -= 1 }
-    return String(decoding: UnsafeRawBufferPointer(start: buffer, count: end), as: UTF8.self)
+  /// `line` without a Windows line end, and whether it was too long.
+  private func finished(_ line: [UInt8], _ length: Int) -> Line {
+    guard length <= maximumLength else { return Line(bytes: Array(line.prefix(64)), tooLong: length) }
+    return Line(bytes: line.last == 0x0D ? line.dropLast() : line, tooLong: nil)
   }
 }

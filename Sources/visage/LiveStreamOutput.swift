@@ -36,9 +36,9 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
     dropped = { frame, image, timestampMs in
       do {
         reporter.emit(
-          try droppedLine(frame, image, timestampMs), text: "\(frame.source): dropped (the \(taskName) was busy)")
+          try droppedLine(frame, image, timestampMs), text: "\(frame.label): dropped (the \(taskName) was busy)")
       } catch {
-        reporter.fail(source: frame.source, error: error)
+        reporter.fail(frame, error: error)
       }
     }
   }
@@ -77,7 +77,7 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
         guard let result else { return }
         try report(first.frame, first.frame.image.get(), result)
       } catch {
-        reporter.fail(source: first.frame.source, error: error)
+        reporter.fail(first.frame, error: error)
       }
     }
   }
@@ -89,11 +89,11 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
     while let first = pending.first, first.timestampMs < timestampMs || timestampMs == .max {
       pending.removeFirst()
       if let error = first.error {
-        reporter.fail(source: first.frame.source, error: error)
+        reporter.fail(first.frame, error: error)
       } else {
         switch first.frame.image {
         case .success(let image): dropped(first.frame, image, first.timestampMs)
-        case .failure(let error): reporter.fail(source: first.frame.source, error: error)
+        case .failure(let error): reporter.fail(first.frame, error: error)
         }
       }
     }

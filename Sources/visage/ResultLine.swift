@@ -14,5 +14,9 @@ func resultLine(
   let report = ImageReport(
     source: frame.source, width: image.width, height: image.height, orientation: frame.orientation,
     exifOrientation: frame.exifOrientation, timestampMs: timestampMs, dropped: dropped, result: result)
-  return try report.json(report.encodingOptions(outputs))
+  let line = try report.json(report.encodingOptions(outputs))
+  // A file name that is not UTF-8 is written from its bytes.
+  guard frame.rawSource != nil, case .object(var fields) = line, fields.first?.0 == "source" else { return line }
+  fields[0].1 = frame.sourceJSON
+  return .object(fields)
 }

@@ -97,6 +97,12 @@ struct Run: ParsableCommand {
         index = named
         path = String(spec[spec.index(after: eq)...])
       }
+      // NAME=FILE with a NAME the model lacks, and no file by the whole name.
+      if let eq = spec.firstIndex(of: "="), index == position, !FileManager.default.fileExists(atPath: spec) {
+        throw ValidationError(
+          "the model has no input named '\(spec[..<eq])'; its inputs are \(names.map { "'\($0)'" }.joined(separator: ", "))"
+        )
+      }
       guard index < names.count else {
         throw ValidationError("the model has \(names.count) inputs (\(names.joined(separator: ", "))); got more")
       }

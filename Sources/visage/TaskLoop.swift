@@ -90,7 +90,7 @@ func processBatch<Task, Output>(
       let (output, image) = try outcome.get()
       try report(output, frame, image)
     } catch {
-      reporter.fail(source: frame.source, error: error)
+      reporter.fail(frame, error: error)
     }
   }
 }
@@ -111,7 +111,7 @@ func processEach<Result>(
       let image = try frame.image.get()
       try report(process(image, frames.timestamp(frame.index)), frame, image)
     } catch {
-      reporter.fail(source: frame.source, error: error)
+      reporter.fail(frame, error: error)
     }
   }
   guard decodeAhead > 0 else {

@@ -26,8 +26,11 @@ struct Visage: ParsableCommand {
     // OpenBLAS's workers would spin for a tenth of a second at start; only `--kernels blas`
     // uses BLAS, and it makes them again (GEMM.stopIdleThreads).
     GEMM.stopIdleThreads()
+    // The subcommand parsed, whose usage a usage error found after parsing shows.
+    var parsed: ParsableCommand.Type?
     do {
       var command = try parseAsRoot()
+      parsed = type(of: command)
       try command.run()
       StandardOutput.flush()
     } catch  where error is SetupError || error is BundledWeightsError {
@@ -38,7 +41,14 @@ struct Visage: ParsableCommand {
       StandardOutput.flush()
       let code = exitCode(for: error)
       if code == .validationFailure {
-        FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+        // ArgumentParser shows the root's usage for an error thrown by `run()`, which it
+        // cannot tie to the subcommand; the subcommand's is what helps.
+        let text =
+          if let parsed, parsed != Visage.self, error is ValidationError {
+            "Error: \(message(for: error))\nUsage: \(usageString(for: parsed))\n"
+              + "  See 'visage \(parsed._commandName) --help' for more information."
+          } else { fullMessage(for: error) }
+        FileHandle.standardError.write(Data((text + "\n").utf8))
         Foundation.exit(2)
       }
       exit(withError: error)

@@ -135,6 +135,13 @@ import VisageTestSupport
     #expect(run.status == 0, "\(run.stderr)")
     #expect(!run.stdout.contains("\u{1B}") && run.stdout.contains("red\\u{1B}[31m.png"), "\(run.stdout)")
   }
+
+  /// Only the name is shown so: the summary's own line breaks stay line breaks (they were
+  /// written as `\u{A}`, putting every face on the first line).
+  @Test func theSummaryKeepsItsLines() throws {
+    let run = try CLI.run(["detect", "--output", "text", RoughEdgesTests.photo])
+    #expect(run.stdout.contains(": 1 face\n  face 1: score ") && !run.stdout.contains("\\u{A}"), "\(run.stdout)")
+  }
 }
 
 /// A folder named like a stream is said to be a folder, not a corrupt stream.
@@ -159,5 +166,66 @@ import VisageTestSupport
     #expect(
       run.stderr.contains("cannot make the output folder '/proc/visage-x' (--output-dir)")
         && !run.stderr.contains("NSCocoaErrorDomain"), "\(run.stderr)")
+  }
+}
+
+/// Usage errors found after parsing show the subcommand's usage line, not the root's
+/// `Usage: visage <subcommand>`, and `run --input NAME=FILE` names an input the model lacks.
+@Suite(.timeLimit(.minutes(2))) struct UsageAfterParsingTests {
+  @Test(arguments: [
+    (["detect"], "Usage: visage detect "),
+    (["landmark", "a.png", "b.y4m"], "Usage: visage landmark "),
+    (["detect", "--annotate", "out.jpg", "a.png"], "Usage: visage detect "),
+  ])
+  func theSubcommandsUsage(arguments: [String], usage: String) throws {
+    let run = try CLI.run(arguments)
+    #expect(run.status == 2 && run.stderr.contains(usage), "\(run.stderr)")
+    #expect(!run.stderr.contains("<subcommand>"), "\(run.stderr)")
+  }
+
+  @Test func anUnknownInputNameIsNamed() throws {
+    let run = try CLI.run(["run", "Weights/face_detection_full_range.tflite", "--input", "wrongname=pts.npy"])
+    #expect(run.status == 2, "\(run.status)")
+    #expect(
+      run.stderr.contains("the model has no input named 'wrongname'; its inputs are 'input'")
+        && run.stderr.contains("Usage: visage run ") && !run.stderr.contains("cannot read file"), "\(run.stderr)")
+  }
+}
+
+/// Lines too long to be a path or a record are failed inputs, skipped without being held or
+/// echoed (a 300 MB path line took 41 s and 2.1 GB, and was printed four times).
+@Suite(.timeLimit(.minutes(2))) struct LongLineTests {
+  @Test func aPathLineOverPATHMAXIsNotAPath() throws {
+    let photo = RoughEdgesTests.photo
+    let list = [photo, String(repeating: "a", count: 4097), String(repeating: "b", count: 4096), photo]
+    let run = try CLI.run(
+      ["detect", "--output", "json", "--paths-from", "-"], stdin: Data(list.joined(separator: "\n").utf8))
+    let lines = run.stdout.split(separator: "\n")
+    try #require(run.status == 1 && lines.count == 4, "\(run.stdout)")
+    #expect(lines[0].contains("detections") && lines[3].contains("detections"))
+    #expect(
+      lines[1].hasPrefix(#"{"source": "\#(String(repeating: "a", count: 64))…", "error": "a line of 4097 bytes; "#),
+      "\(lines[1])")
+    #expect(
+      !run.stdout.contains(String(repeating: "a", count: 65)) && !run.stderr.contains(String(repeating: "a", count: 65))
+    )
+    // 4096 bytes are a path (one that names no file).
+    #expect(lines[2].contains(String(repeating: "b", count: 4096)) && !lines[2].contains("PATH_MAX"))
+  }
+
+  @Test func aRecordOver64MiBIsRefused() throws {
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repositoryRoot + "/" + RoughEdgesTests.photo))
+    let good = #"{"data": "\#(bytes.base64EncodedString())"}"#
+    let huge = #"{"data": ""# + String(repeating: "A", count: (64 << 20) - 11) + "\"}"
+    #expect(huge.utf8.count == (64 << 20) + 1)
+    let run = try CLI.run(
+      ["detect", "--output", "json", "--input-format", "jsonl", "-"],
+      stdin: Data([good, huge, good].joined(separator: "\n").utf8))
+    let lines = run.stdout.split(separator: "\n")
+    try #require(run.status == 1 && lines.count == 3, "\(run.stdout)")
+    #expect(lines[0].contains("detections") && lines[2].contains("detections"))
+    #expect(
+      lines[1]
+        == #"{"source": "stdin#1", "error": "the record is 67108865 bytes long; a record line has at most 64 MiB"}"#)
   }
 }

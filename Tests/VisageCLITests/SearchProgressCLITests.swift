@@ -21,4 +21,19 @@ import VisageTestSupport
     let run = try CLI.shell("VISAGE_SEARCH_PROGRESS_AFTER=0 \(Self.command) 2>&1 >/dev/null")
     #expect(run.status == 0 && !run.stdout.contains("searching"), "\(run.stdout)")
   }
+
+  /// `--profile-search` with task copies sharing a batch (`--threads 2`, any rotation): each
+  /// input's profile line is its own, in input order, and the results are those of one task.
+  @Test func eachInputsProfileWithTaskCopies() throws {
+    let inputs = ["astronaut.png", "camera.png", "astronaut.png"].map { "Tests/Fixtures/images/" + $0 }
+    let run = try CLI.run(
+      ["detect", "--any-rotation", "--profile-search", "--threads", "2", "--output", "json"] + inputs)
+    let single = try CLI.run(["detect", "--any-rotation", "--threads", "1", "--output", "json"] + inputs)
+    #expect(run.status == 0 && run.stdout == single.stdout, "\(run.stderr)")
+    let profiles = run.stderr.split(separator: "\n")
+    #expect(profiles.count == 3, "\(run.stderr)")
+    for (line, source) in zip(profiles, inputs) {
+      #expect(line.hasPrefix(#"{"source": "\#(source)", "searchProfile": "#) && line.contains("short whole 270°"))
+    }
+  }
 }

@@ -195,6 +195,11 @@ import VisageTestSupport
     try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: b + "/manifest.json"))
     let twice = try CLI.run(["compare", a, b])
     #expect(twice.status == 2 && twice.stderr.contains("both name tensor"), "\(twice.stderr)")
+    tensors[0]["shape"] = nil
+    manifest["tensors"] = tensors
+    try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: b + "/manifest.json"))
+    let shapeless = try CLI.run(["compare", a, b])
+    #expect(shapeless.status == 2 && shapeless.stderr.contains("tensors[0].shape is missing"), "\(shapeless.stderr)")
     #expect(try CLI.run(["run", Self.model, "--input", Self.input, "--against", "optimized"]).status == 2)
     // Nothing in common is no pass: an empty dump, or one of another model.
     let empty = Self.folder()

@@ -115,13 +115,14 @@ import VisageTestSupport
     }
   }
 
-  /// A FIFO, a device or a folder is not read as an image: no waiting for a writer, no
-  /// reading a device without end.
+  /// A device or a folder is not read as an image, and a FIFO with no writer reads as empty:
+  /// no waiting for a writer, no reading a device without end.
   @Test func specialFilesAreRefusedAtOnce() throws {
     let fifo = NSTemporaryDirectory() + "visage-fifo-\(UUID().uuidString).png"
     #expect(mkfifo(fifo, 0o600) == 0)
     defer { unlink(fifo) }
-    for path in [fifo, "/dev/zero", NSTemporaryDirectory()] {
+    #expect(throws: ImageIOError.unknownFormat(path: fifo, leadingBytes: [])) { try MPImage(contentsOfFile: fifo) }
+    for path in ["/dev/zero", NSTemporaryDirectory()] {
       let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
       guard case .unreadableFile(path, _) = error else {
         Issue.record("\(path): \(error)")

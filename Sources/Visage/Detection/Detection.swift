@@ -127,6 +127,15 @@ public struct FaceDetectorResult: Sendable, Equatable {
   public var faceTrackingIds: [Int]
   /// The timestamp of the frame; 0 in image mode.
   public var timestampInMilliseconds: Int
+  /// Where an all-scales or any-rotation search's time went (`visage detect
+  /// --profile-search`); nil for MediaPipe's single-model search. Not part of the result's
+  /// value: `==` leaves it out, since no two runs take the same time.
+  package var searchProfile: SearchProfile?
+
+  public static func == (a: Self, b: Self) -> Bool {
+    (a.detections, a.faceTrackingIds, a.timestampInMilliseconds)
+      == (b.detections, b.faceTrackingIds, b.timestampInMilliseconds)
+  }
 
   /// Creates a result.
   public init(detections: [Detection], faceTrackingIds: [Int] = [], timestampInMilliseconds: Int) {

@@ -18,8 +18,6 @@ final class FaceSearch {
   /// Copies of the two detectors, one pair per thread of `pool`, that share out an all-scales
   /// search's tiles and looks; nil to run them one by one with `primary` and `fullRange`.
   private let crew: (pairs: [DetectorPair], pool: ThreadPool)?
-  /// Where the last wider search's time went; nil before one, and for the single model.
-  private(set) var lastProfile: SearchProfile?
   /// Called as a wider search goes (`SearchProgress`), on the searching thread.
   var progress: (@Sendable (SearchProgress) -> Void)?
 
@@ -56,12 +54,14 @@ final class FaceSearch {
   /// gathers candidates that way from a low score, and reports the faces the short-range
   /// model's three looks confirm, with the looks' boxes and keypoints (`confirm`). With a
   /// `verifier`, the faces either search finds are then checked by the landmark model, and
-  /// those it does not see as faces are dropped.
+  /// those it does not see as faces are dropped. A wider search returns where its time went
+  /// too (`profile`, nil for the single model).
   func detect(_ image: MPImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
-    -> [RawDetection]
+    -> (faces: [RawDetection], profile: SearchProfile?)
   {
-    let found = try search(image, minScore: minScore, suppressionThreshold: suppressionThreshold)
-    guard let verifier else { return found }
+    var profile: SearchProfile?
+    let found = try search(image, minScore: minScore, suppressionThreshold: suppressionThreshold, profile: &profile)
+    guard let verifier else { return (found, profile) }
     // Each face's region as the landmarker builds it (turned by its eye line, so a face
     // found sideways is checked upright), and the model's presence there.
     var kept: [RawDetection] = []
@@ -72,13 +72,13 @@ final class FaceSearch {
       detection.presence = presence
       kept.append(detection)
     }
-    return kept
+    return (kept, profile)
   }
 
-  /// The detections of the search itself, before any check.
-  private func search(_ image: MPImage, minScore: Float, suppressionThreshold: Float) throws(VisionTaskError)
-    -> [RawDetection]
-  {
+  /// The detections of the search itself, before any check; a wider search sets `finalProfile`.
+  private func search(
+    _ image: MPImage, minScore: Float, suppressionThreshold: Float, profile finalProfile: inout SearchProfile?
+  ) throws(VisionTaskError) -> [RawDetection] {
     if isSingleModel {
       return try primary.detect(image, minScore: minScore, suppressionThreshold: suppressionThreshold)
     }
@@ -160,7 +160,7 @@ final class FaceSearch {
     }
     defer {
       profile.inference = inferenceTimes() - timesBefore
-      lastProfile = profile
+      finalProfile = profile
     }
     guard let solo else {
       return try phase("suppression") { NonMaxSuppression.weighted(found, threshold: suppressionThreshold) }

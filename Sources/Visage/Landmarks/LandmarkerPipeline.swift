@@ -73,6 +73,7 @@ final class LandmarkerPipeline {
     } else {
       // Inside the landmarker MediaPipe leaves suppression at its graph default, 0.5.
       let found = try detector.detect(image, minScore: options.minFaceDetectionConfidence, suppressionThreshold: 0.5)
+        .faces
       let detected = found.prefix(options.numFaces).map {
         (rect: FaceRects.region(for: $0, imageWidth: w, imageHeight: h), detection: Optional($0))
       }

@@ -51,13 +51,15 @@ public final class FaceDetector: @unchecked Sendable {
     let tracker = TrackerBox()
     self.tracker = tracker
     runner = TaskRunner(runningMode: options.runningMode) { image, timestamp in
-      let found = try search.detect(
+      let (found, profile) = try search.detect(
         image, minScore: options.minDetectionConfidence, suppressionThreshold: options.minSuppressionThreshold)
       let detections = found.map { $0.detection(imageWidth: image.width, imageHeight: image.height) }
-      return FaceDetectorResult(
+      var result = FaceDetectorResult(
         detections: detections,
         faceTrackingIds: options.isTrackingEnabled ? tracker.tracker.assign(detections.map(\.boundingBox)) : [],
         timestampInMilliseconds: timestamp ?? 0)
+      result.searchProfile = profile
+      return result
     }
     if options.runningMode == .liveStream {
       runner.startLiveStream(label: "visage.face-detector.live-stream", owner: self) { detector, outcome, timestamp in
@@ -86,10 +88,6 @@ public final class FaceDetector: @unchecked Sendable {
   public func detectAsync(image: MPImage, timestampInMilliseconds: Int) throws {
     try runner.submit(image, timestamp: timestampInMilliseconds, method: "detectAsync(image:timestampInMilliseconds:)")
   }
-
-  /// Where the last all-scales or any-rotation search's time went (`visage detect
-  /// --profile-search`); nil before one and for MediaPipe's single-model search.
-  package var lastSearchProfile: SearchProfile? { runner.locked { search.lastProfile } }
 
   /// Calls `handler` as every all-scales or any-rotation search goes (`SearchProgress`), on
   /// the searching thread (`visage detect`'s progress line); nil stops the calls.
