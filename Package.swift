@@ -153,7 +153,9 @@ let package = Package(
     // stderr and exit status. Depending on the executable target makes `swift test` build it.
     .testTarget(
       name: "VisageCLITests",
-      dependencies: ["visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageService", "VisageTestSupport"]),
+      dependencies: [
+        "visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTFLite", "VisageService", "VisageTestSupport",
+      ]),
   ]
 )
 

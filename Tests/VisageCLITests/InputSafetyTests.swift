@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VisageRuntime
+import VisageTFLite
 import VisageTestSupport
 
 /// Inputs that are not what they claim: special files, empty lists, loose `.npy` files, long

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VisageRuntime
+import VisageTFLite
 import VisageTestSupport
 
 /// No silent loss and no clobbering: results that cannot be written make the run fail, and

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VisageRuntime
+import VisageTFLite
 import VisageTestSupport
 
 /// The validation kit from the outside: `visage run --dump-tensors`, `visage compare` and

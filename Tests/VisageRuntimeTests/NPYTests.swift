@@ -1,5 +1,6 @@
 import Testing
 import VisageRuntime
+import VisageTFLite
 import VisageTestSupport
 
 /// `Tensor(npy:)` and `Tensor.npy`: the exchange format of `visage run` and the fixtures.

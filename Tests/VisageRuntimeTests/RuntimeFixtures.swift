@@ -1,5 +1,6 @@
 import Foundation
 import VisageRuntime
+import VisageTFLite
 import VisageTestSupport
 
 /// The LiteRT reference outputs under `Tests/Fixtures/runtime/`, written by a script in

@@ -1,5 +1,5 @@
 import FuzzDriver
-import VisageRuntime
+import VisageTFLite
 
 /// A `.npy` file: magic, version, header dictionary and data, as `visage run` reads them, and
 /// as `visage compare` reads a dump's files (`NPYArray`, any numeric dtype).

@@ -1,4 +1,5 @@
 import VisageKernels
+import VisageRuntime
 
 /// A NumPy array of any plain numeric dtype with its values widened to `Double`: how tensor
 /// dumps are read for comparison, whatever each side stored (float32 activations, and

@@ -1,3 +1,5 @@
+import VisageRuntime
+
 /// Reading and writing NumPy `.npy` files (format versions 1 to 3), the exchange format of
 /// `visage run` and of the reference fixtures.
 extension Tensor {
@@ -18,8 +20,8 @@ extension Tensor {
       for b in 0..<width { raw |= UInt64(bytes[start + i * width + b]) << (8 * b) }
       values[i] = width == 4 ? Float(bitPattern: UInt32(raw)) : Float(Double(bitPattern: raw))
     }
-    self.shape = shape
-    self.values = values
+    // checkData has matched the count to the shape.
+    try self.init(shape: shape, values: values)
   }
 
   /// Encodes the tensor as a version 1.0 float32 `.npy` file.

@@ -1,3 +1,5 @@
+import VisageRuntime
+
 /// The header of a `.npy` file, a Python dict literal such as
 /// `{'descr': '<f4', 'fortran_order': False, 'shape': (1, 128, 128, 3), }`, parsed strictly:
 /// exactly the three keys NumPy writes, each once; `descr` a quoted string; `fortran_order`
