@@ -28,7 +28,7 @@ let package = Package(
     harness("FuzzGeometry", [visage]),
     harness("FuzzImage", [imageIO, visage]),
     harness("FuzzY4M", [imageIO, visage]),
-    harness("FuzzNPY", [tflite]),
+    harness("FuzzNPY", [tflite, runtime]),
     harness("FuzzRecords", [imageIO, visage]),
     harness("FuzzRequests", [requests]),
   ]

@@ -1,4 +1,5 @@
 import FuzzDriver
+import VisageRuntime
 import VisageTFLite
 
 /// A `.npy` file: magic, version, header dictionary and data, as `visage run` reads them, and
