@@ -47,10 +47,15 @@ toolchain_lib=$(dirname "$(dirname "$(command -v swift)")")/lib
 no_main=$(ls "$toolchain_lib"/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -1)
 [ -n "$no_main" ] || { echo "fuzz: libclang_rt.fuzzer_no_main not found under $toolchain_lib/clang" >&2; exit 1; }
 if [ "${FUZZ_SKIP_BUILD:-0}" != 1 ]; then
+  # The build's own status: with pipefail, a `|| true` after the pipeline would run when the
+  # build fails and leave PIPESTATUS holding its own 0.
+  set +e
   swift build --package-path Fuzz -c release ${FUZZ_JOBS:+-j "$FUZZ_JOBS"} -Xswiftc -enable-testing -Xswiftc -sanitize=fuzzer,address \
     -Xswiftc -use-ld=lld -Xlinker "$no_main" -Xlinker -lstdc++ 2>&1 |
-    grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting)|ld.gold: warning: Cannot export local symbol' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: building the harnesses failed" >&2; exit 1; }
+    grep -vE '^\[[0-9]+/[0-9]+\] (Compiling|Emitting)|ld.gold: warning: Cannot export local symbol'
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" -eq 0 ] || { echo "fuzz: building the harnesses failed" >&2; exit 1; }
 fi
 [ "$build_only" -eq 0 ] || exit 0
 bin=$(swift build --package-path Fuzz -c release --show-bin-path)
