@@ -15,6 +15,9 @@ public enum JSONValue: Sendable, Equatable, CustomStringConvertible {
   public static func double(_ value: Double) -> JSONValue { value.isFinite ? .number("\(value)") : .null }
   /// An integer.
   public static func int(_ value: Int) -> JSONValue { .number("\(value)") }
+  /// JSON text written exactly as given, as a number's is, which the caller has made valid:
+  /// for a string holding escapes no Swift string can, such as a lone surrogate (`"\udce9"`).
+  public static func verbatim(_ text: String) -> JSONValue { .number(text) }
 
   /// The value as JSON text on one line, with `", "` and `": "` between items.
   public var description: String {

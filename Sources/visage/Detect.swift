@@ -190,6 +190,8 @@ extension JSON {
   /// `visage detect --profile-search`'s line for one input: see docs/cli.md.
   static func searchProfile(_ profile: SearchProfile, source: JSON) -> JSON {
     let times = profile.inference
+    // To the microsecond, as bench's figures are: a clock's last digits are noise.
+    func seconds(_ value: Double) -> JSON { .double((value * 1e6).rounded() / 1e6) }
     return .object([
       ("source", source),
       (
@@ -200,13 +202,13 @@ extension JSON {
             .array(
               profile.phases.map {
                 .object([
-                  ("name", .string($0.name)), ("seconds", .double($0.seconds)), ("inferences", .int($0.inferences)),
+                  ("name", .string($0.name)), ("seconds", seconds($0.seconds)), ("inferences", .int($0.inferences)),
                 ])
               })
           ),
           ("candidates", .int(profile.candidates)), ("confirmed", .int(profile.confirmed)),
-          ("inferences", .int(times.runs)), ("warpSeconds", .double(times.warpSeconds)),
-          ("modelSeconds", .double(times.modelSeconds)), ("decodeSeconds", .double(times.decodeSeconds)),
+          ("inferences", .int(times.runs)), ("warpSeconds", seconds(times.warpSeconds)),
+          ("modelSeconds", seconds(times.modelSeconds)), ("decodeSeconds", seconds(times.decodeSeconds)),
         ])
       ),
     ])

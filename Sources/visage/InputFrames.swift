@@ -215,7 +215,9 @@ final class InputFrames {
           nextIndex += 1
           var frame = Frame(
             index: index, source: defaultSource,
-            image: .failure(CLIError("the record is \(length) bytes long; a record line has at most 64 MiB")))
+            image: .failure(
+              CLIError(
+                "the record is \(length) bytes long; a record line has at most \(Self.maximumRecordLength >> 20) MiB")))
           frame.rawSource = rawDefault
           return { [frame] in frame }
         }

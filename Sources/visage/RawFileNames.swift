@@ -30,8 +30,8 @@ enum RawFileNames {
 
   /// `bytes` as a JSON string: UTF-8 as itself, and each byte that is not part of UTF-8 as
   /// `\udcXX`, PEP 383's surrogate escape (Python's `os.fsencode(json.loads(line)["source"])`
-  /// gives the bytes back). No Swift string holds a lone surrogate, so the text is written
-  /// through `JSON.number`, which writes its text as given.
+  /// gives the bytes back). No Swift string holds a lone surrogate, so the escaped text is
+  /// written verbatim.
   static func json(_ bytes: [UInt8]) -> JSON {
     var text = ""
     var valid = String.UnicodeScalarView()
@@ -53,7 +53,7 @@ enum RawFileNames {
         offset += length
       case .emptyInput:
         flush()
-        return .number("\"" + text + "\"")
+        return .verbatim("\"" + text + "\"")
       }
     }
   }

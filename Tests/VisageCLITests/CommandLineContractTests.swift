@@ -180,6 +180,18 @@ import VisageTestSupport
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
     }
     #expect(lines.compactMap { $0["source"] as? String } == [crowd, Self.astronaut])
+    // Seconds to the microsecond: never a clock's `0.012345678901234567`.
+    let seconds = try NSRegularExpression(
+      pattern: #""(?:seconds|warpSeconds|modelSeconds|decodeSeconds)": ([0-9.e-]+)"#)
+    let text = profiled.stderr
+    let values = seconds.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+      String(text[Range($0.range(at: 1), in: text)!])
+    }
+    #expect(values.count == 2 * 9, "\(text)")
+    for value in values {
+      let number = try #require(Double(value))
+      #expect(number == (number * 1e6).rounded() / 1e6 && value.count <= 16, "\(value)")
+    }
     for line in lines {
       let profile = try #require(line["searchProfile"] as? [String: Any])
       let phases = try #require(profile["phases"] as? [[String: Any]])
