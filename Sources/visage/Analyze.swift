@@ -81,7 +81,7 @@ struct Analyze: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode == .video)
-    let bundle = try model ?? BundledWeights.taskBundle()
+    let bundle = try model.map(RawPaths.modelReference) ?? BundledWeights.taskBundle()
     let fullRangePath =
       model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.

@@ -17,11 +17,19 @@ func writeAnnotation(_ canvas: Canvas, to path: String) throws {
 /// Writes an image as PNG at `path` as `writeAnnotation` does (a face crop, say).
 func writePNG(_ image: MPImage, to path: String) throws {
   let png = try PNG.encode(image)
-  let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-  try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-  try refuseAnythingButAFile(at: path)
-  let temporary = path + ".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial"
-  let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+  let url = URL(fileURLWithPath: path)
+  try? FileManager.default.createDirectory(
+    atPath: url.deletingLastPathComponent().path, withIntermediateDirectories: true)
+  // The file as its folder, opened, and its own name's bytes, which need not be UTF-8 for a
+  // new file `RawPaths` stands in for; every step below is taken relative to that folder.
+  let raw = RawPaths.newFileName(path)
+  let folder = raw?.folder ?? open(url.deletingLastPathComponent().path, RawPaths.folderFlags)
+  guard folder >= 0 else { throw annotationError(path, errno) }
+  defer { if raw == nil { close(folder) } }
+  let name = (raw?.name ?? Array(url.lastPathComponent.utf8)).map { CChar(bitPattern: $0) }
+  let temporary = name + Array(".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial".utf8CString)
+  try refuseAnythingButAFile(in: folder, named: name + [0], path: path)
+  let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
   guard descriptor >= 0 else { throw annotationError(path, errno) }
   var written = 0
   while written < png.count {
@@ -30,34 +38,34 @@ func writePNG(_ image: MPImage, to path: String) throws {
     guard count > 0 else {
       let code = errno
       close(descriptor)
-      unlink(temporary)
+      unlinkat(folder, temporary, 0)
       throw annotationError(path, code)
     }
     written += count
   }
   guard close(descriptor) == 0 else {
     let code = errno
-    unlink(temporary)
+    unlinkat(folder, temporary, 0)
     throw annotationError(path, code)
   }
   // Checked again just before the rename, which would replace a link or device itself (not
   // what it points to) if one appeared in between.
-  do { try refuseAnythingButAFile(at: path) } catch {
-    unlink(temporary)
+  do { try refuseAnythingButAFile(in: folder, named: name + [0], path: path) } catch {
+    unlinkat(folder, temporary, 0)
     throw error
   }
-  guard rename(temporary, path) == 0 else {
+  guard renameat(folder, temporary, folder, name + [0]) == 0 else {
     let code = errno
-    unlink(temporary)
+    unlinkat(folder, temporary, 0)
     throw annotationError(path, code)
   }
 }
 
-/// Throws unless `path` is absent or a regular file, looking at the path itself, not at what
-/// a link there points to.
-private func refuseAnythingButAFile(at path: String) throws {
+/// Throws unless `name` in `folder` is absent or a regular file, looking at the name itself,
+/// not at what a link there points to.
+private func refuseAnythingButAFile(in folder: Int32, named name: [CChar], path: String) throws {
   var status = stat()
-  guard lstat(path, &status) == 0 else {
+  guard fstatat(folder, name, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
     if errno == ENOENT { return }
     throw annotationError(path, errno)
   }

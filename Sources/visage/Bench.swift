@@ -74,7 +74,7 @@ struct Bench: ParsableCommand {
     // The pipeline items' picture, decoded before any timing, so a bad --image fails at once.
     let picture =
       names.contains(where: Bench.pipelineNames.contains)
-      ? try MPImage(contentsOfFile: image ?? BundledWeights.sampleImage()) : nil
+      ? try MPImage(contentsOfFile: image.map { RawPaths.path($0) } ?? BundledWeights.sampleImage()) : nil
     if format == .text {
       print(
         "kernels \(kernels.rawValue), instruction set \(InstructionSet.active) (CPU and build: "

@@ -90,7 +90,9 @@ struct Detect: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    let (modelPath, fullRangePath) = (try model ?? range.bundledPath(), try range.allScalesFullRangePath())
+    let (modelPath, fullRangePath) = (
+      try model.map(RawPaths.modelReference) ?? range.bundledPath(), try range.allScalesFullRangePath()
+    )
     // The check reads the landmark model from the bundled .task unless --model names a bundle
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
     let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")

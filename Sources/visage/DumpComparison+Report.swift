@@ -47,11 +47,15 @@ extension DumpComparison {
       [
         (
           "a",
-          .object([("directory", .string(directories.a)), ("engine", .string(a.engine)), ("stopped", a.stoppedJSON)])
+          .object([
+            ("directory", RawPaths.json(directories.a)), ("engine", .string(a.engine)), ("stopped", a.stoppedJSON),
+          ])
         ),
         (
           "b",
-          .object([("directory", .string(directories.b)), ("engine", .string(b.engine)), ("stopped", b.stoppedJSON)])
+          .object([
+            ("directory", RawPaths.json(directories.b)), ("engine", .string(b.engine)), ("stopped", b.stoppedJSON),
+          ])
         ),
         ("atol", .double(tolerance.atol)), ("rtol", .double(tolerance.rtol)),
         ("compared", .int(results.count)), ("failed", .int(failed)),
@@ -83,8 +87,8 @@ extension DumpComparison {
       s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
     }
     var lines = [
-      "A: \(directories.a) (\(a.engine.isEmpty ? "?" : a.engine))",
-      "B: \(directories.b) (\(b.engine.isEmpty ? "?" : b.engine)), the reference",
+      "A: \(RawPaths.shown(directories.a)) (\(a.engine.isEmpty ? "?" : a.engine))",
+      "B: \(RawPaths.shown(directories.b)) (\(b.engine.isEmpty ? "?" : b.engine)), the reference",
       "tolerance: |a - b| <= \(tolerance.atol) + \(tolerance.rtol)·|b|",
     ]
     for (side, manifest) in [("A", a), ("B", b)] {

@@ -146,13 +146,13 @@ struct DumpComparison {
       let array = try NPYArray(npy: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
       guard array.shape == tensor.shape else {
         result.status = .unreadable
-        result.problem = "\(side): \(path) has shape \(array.shape), its manifest says \(tensor.shape)"
+        result.problem = "\(side): \(RawPaths.shown(path)) has shape \(array.shape), its manifest says \(tensor.shape)"
         return nil
       }
       return array.values
     } catch {
       result.status = .unreadable
-      result.problem = "\(side): \(path): \(error is RuntimeError ? "\(error)" : "cannot be read")"
+      result.problem = "\(side): \(RawPaths.shown(path)): \(error is RuntimeError ? "\(error)" : "cannot be read")"
       return nil
     }
   }

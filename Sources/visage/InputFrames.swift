@@ -265,8 +265,9 @@ final class InputFrames {
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
   /// input and `path` is not a folder (an existing one, or one written with a trailing `/`),
   /// else a PNG named after the input inside the folder `path`.
-  func annotationPath(_ path: String, for frame: Frame, alwaysInFolder: Bool = false) -> String {
-    if count == 1 && !alwaysInFolder && !Self.namesFolder(path) { return path }
+  func annotationPath(_ argument: String, for frame: Frame, alwaysInFolder: Bool = false) -> String {
+    if count == 1 && !alwaysInFolder && !Self.namesFolder(argument) { return RawPaths.path(argument, for: .newFile) }
+    let path = RawPaths.path(argument, for: .folder)
     var base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
     // A source such as `/`, `.` or `..` names no file: the input's number alone names it.
     if !isStream && (frame.source.hasSuffix("/") || ["", "/", ".", ".."].contains(base)) {
@@ -277,10 +278,10 @@ final class InputFrames {
   }
 
   /// Whether `path` is meant as a folder: it ends with `/`, or a folder is there.
-  static func namesFolder(_ path: String) -> Bool {
+  static func namesFolder(_ argument: String) -> Bool {
     var isFolder: ObjCBool = false
-    return path.hasSuffix("/")
-      || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
+    return argument.hasSuffix("/")
+      || (FileManager.default.fileExists(atPath: RawPaths.path(argument), isDirectory: &isFolder) && isFolder.boolValue)
   }
 
   /// The longest line of a path list, in bytes: Linux's PATH_MAX.
@@ -350,7 +351,7 @@ final class Reporter {
     StandardOutput.flush()
     for failure in sideFailures {
       failures += 1
-      FileHandle.standardError.write(Data("visage: \(failure)\n".utf8))
+      FileHandle.standardError.write(Data("visage: \(RawPaths.shown("\(failure)"))\n".utf8))
     }
     sideFailures = []
     step()
@@ -360,7 +361,7 @@ final class Reporter {
   func fail(_ frame: Frame, error: any Error) {
     failures += 1
     clearProgress()
-    let message = "\(error)"
+    let message = RawPaths.shown("\(error)")
     FileHandle.standardError.write(Data("visage: \(frame.source): \(message)\n".utf8))
     print(
       format == .json

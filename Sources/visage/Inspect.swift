@@ -21,13 +21,15 @@ struct Inspect: ParsableCommand {
 
   func run() throws {
     let format = output ?? .automatic
+    let model = RawPaths.modelReference(self.model)
+    let shown = RawPaths.shown(model)
     if model.hasSuffix(".task") {
       let bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: model))
       let entries = bundle.entries.map { JSON.object([("name", .string($0.name)), ("bytes", .int($0.size))]) }
       if format == .json {
-        print(JSON.object([("bundle", .string(model)), ("entries", .array(entries))]))
+        print(JSON.object([("bundle", RawPaths.json(model)), ("entries", .array(entries))]))
       } else {
-        print("bundle: \(model)")
+        print("bundle: \(shown)")
         for entry in bundle.entries { print("  \(entry.name)  \(entry.size) bytes") }
       }
       return
@@ -53,7 +55,7 @@ struct Inspect: ParsableCommand {
     if format == .json {
       print(
         JSON.object([
-          ("model", .string(model)), ("description", .string(loaded.modelDescription)),
+          ("model", RawPaths.json(model)), ("description", .string(loaded.modelDescription)),
           ("inputs", .array(tensors(graph.inputs))), ("outputs", .array(tensors(graph.outputs))),
           ("operators", .object(ops.map { ($0.key, .int($0.value)) })),
           ("tensors", .object(types.map { ($0.key, .int($0.value)) })),
@@ -61,7 +63,7 @@ struct Inspect: ParsableCommand {
         ]))
       return
     }
-    print("model: \(model)")
+    print("model: \(shown)")
     if !loaded.modelDescription.isEmpty { print("description: \(loaded.modelDescription)") }
     for (title, ids) in [("inputs", graph.inputs), ("outputs", graph.outputs)] {
       print("\(title):")

@@ -175,7 +175,7 @@ struct Landmark: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    let bundle = try model ?? BundledWeights.taskBundle()
+    let bundle = try model.map(RawPaths.modelReference) ?? BundledWeights.taskBundle()
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     // With --region, each image's faces are read in the given regions.
@@ -235,7 +235,7 @@ struct Landmark: ParsableCommand {
       outputs: outputs)
     // Each face's crop file, after the result's own keys, in the faces' order.
     if crops != nil, case .object(var fields) = line {
-      fields.append(("faceCrops", .array(cropFiles.map { .string($0) })))
+      fields.append(("faceCrops", .array(cropFiles.map(RawPaths.json))))
       line = .object(fields)
     }
     reporter.emit(line, text: "\(frame.label): " + summary(result))

@@ -54,32 +54,38 @@ struct Run: ParsableCommand {
     if output != nil, against == nil { throw ValidationError("--output applies to the --against report only") }
   }
 
+  /// The model, the output folder and the dump folder as they are opened (`RawPaths`).
+  private var modelPath: String { RawPaths.modelReference(model) }
+  private var outputFolder: String { RawPaths.path(outputDir, for: .folder) }
+  private var dumpFolder: String? { dumpTensors.map { RawPaths.path($0, for: .folder) } }
+
   func run() throws {
-    let bytes = try ModelSource.modelBytes(at: model)
+    let bytes = try ModelSource.modelBytes(at: modelPath)
     if let against {
       try compare(bytes, against: against)
       return
     }
-    guard let dumpTensors else {
+    guard let dumpTensors = dumpFolder else {
       let loaded = try TFLiteModel(bytes: bytes)
       let outputs = try Interpreter(model: loaded, implementation: kernels).run(readInputs(loaded))
-      print(JSON.object([("model", .string(model)), ("outputs", try write(outputs, of: loaded))]))
+      print(JSON.object([("model", RawPaths.json(modelPath)), ("outputs", try write(outputs, of: loaded))]))
       return
     }
     let dump = try TensorDump(modelBytes: bytes)
     let outputs = try self.dump(dump, kernels, inputs: readInputs(dump.model), to: dumpTensors)
-    var fields: [(String, JSON)] = [("model", .string(model))]
+    var fields: [(String, JSON)] = [("model", RawPaths.json(modelPath))]
     if dump.stop == nil {
       fields.append(("outputs", try write(outputs, of: dump.model)))
     }
-    fields.append(("dump", .object([("directory", .string(dumpTensors)), ("tensors", .int(dump.entries.count))])))
+    fields.append(
+      ("dump", .object([("directory", RawPaths.json(dumpTensors)), ("tensors", .int(dump.entries.count))])))
     print(JSON.object(fields))
     if let stop = dump.stop {
       StandardOutput.flush()
       FileHandle.standardError.write(
         Data(
           ("Error: the model stops at operator \(stop.index) (\(stop.type)): \(stop.reason); the \(dump.entries.count) "
-            + "tensors before it are in \(dumpTensors)\n").utf8))
+            + "tensors before it are in \(RawPaths.shown(dumpTensors))\n").utf8))
       throw ExitCode(1)
     }
   }
@@ -92,13 +98,14 @@ struct Run: ParsableCommand {
     var tensors = [Tensor?](repeating: nil, count: names.count)
     for (position, spec) in inputs.enumerated() {
       var index = position
-      var path = spec
+      var path = RawPaths.path(spec)
       if let eq = spec.lastIndex(of: "="), let named = names.firstIndex(of: String(spec[..<eq])) {
         index = named
-        path = String(spec[spec.index(after: eq)...])
+        path = RawPaths.path(
+          String(spec[spec.index(after: eq)...]), bytes: RawPaths.bytes(of: spec, splitAt: eq)?.after, for: .existing)
       }
       // NAME=FILE with a NAME the model lacks, and no file by the whole name.
-      if let eq = spec.firstIndex(of: "="), index == position, !FileManager.default.fileExists(atPath: spec) {
+      if let eq = spec.firstIndex(of: "="), index == position, !FileManager.default.fileExists(atPath: path) {
         throw ValidationError(
           "the model has no input named '\(spec[..<eq])'; its inputs are \(names.map { "'\($0)'" }.joined(separator: ", "))"
         )
@@ -110,7 +117,7 @@ struct Run: ParsableCommand {
       // The shape itself, not only its size: (3, 128, 128, 1) is not [1, 128, 128, 3].
       guard tensor.shape == shapes[index] else {
         throw ValidationError(
-          "input '\(names[index])' needs shape \(shapes[index]); \(path) has \(tensor.shape)")
+          "input '\(names[index])' needs shape \(shapes[index]); \(RawPaths.shown(path)) has \(tensor.shape)")
       }
       tensors[index] = tensor
     }
@@ -121,9 +128,11 @@ struct Run: ParsableCommand {
 
   /// Writes `outputs` to the output folder; their description for the JSON line.
   private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
+    let outputDir = outputFolder
     do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
       // Foundation's error reads "Error Domain=NSCocoaErrorDomain Code=4 …": say it in words.
-      throw SetupError("cannot make the output folder '\(outputDir)' (--output-dir): \(error.localizedDescription)")
+      throw SetupError(
+        "cannot make the output folder '\(self.outputDir)' (--output-dir): \(error.localizedDescription)")
     }
     var described: [JSON] = []
     for (k, output) in outputs.enumerated() {
@@ -134,7 +143,7 @@ struct Run: ParsableCommand {
       described.append(
         .object([
           ("name", .string(loaded.outputNames[k])), ("shape", .array(output.shape.dimensions.map(JSON.int))),
-          ("file", .string(file)),
+          ("file", RawPaths.json(file)),
         ]))
     }
     return .array(described)
@@ -175,7 +184,7 @@ struct Run: ParsableCommand {
     let dump = try TensorDump(modelBytes: bytes)
     let temporary = dumpTensors == nil
     let root =
-      dumpTensors
+      dumpFolder
       ?? FileManager.default.temporaryDirectory.appendingPathComponent("visage-run-\(UUID().uuidString)").path
     defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
     let (a, b) = (root + "/" + kernels.rawValue, root + "/" + reference.rawValue)

@@ -35,7 +35,7 @@ struct Visage: ParsableCommand {
       StandardOutput.flush()
     } catch  where error is SetupError || error is BundledWeightsError {
       StandardOutput.flush()
-      FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+      FileHandle.standardError.write(Data("Error: \(RawPaths.shown("\(error)"))\n".utf8))
       Foundation.exit(1)
     } catch {
       StandardOutput.flush()
@@ -48,8 +48,14 @@ struct Visage: ParsableCommand {
             "Error: \(message(for: error))\nUsage: \(usageString(for: parsed))\n"
               + "  See 'visage \(parsed._commandName) --help' for more information."
           } else { fullMessage(for: error) }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((RawPaths.shown(text) + "\n").utf8))
         Foundation.exit(2)
+      }
+      // A file's error names it as the user did, not by the path that reached it (`RawPaths`).
+      let text = fullMessage(for: error)
+      if code != .success && RawPaths.shown(text) != text {
+        FileHandle.standardError.write(Data((RawPaths.shown(text) + "\n").utf8))
+        Foundation.exit(code.rawValue)
       }
       exit(withError: error)
     }

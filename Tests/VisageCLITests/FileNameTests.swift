@@ -67,4 +67,63 @@ import VisageTestSupport
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.hasPrefix(#"{"source": "lat\udce9.png", "width": 512"#), "\(run.stdout)")
   }
+
+  /// Models, `run`'s inputs and `inspect`'s file are read by their bytes, in a folder whose
+  /// name is not UTF-8 or by a name that is not, a bundle's entry kept; JSON names them as
+  /// `source` does, and an error names the file as the user did, not by the path that
+  /// reached it.
+  @Test func modelsAndRunInputs() throws {
+    let run = try CLI.shell(
+      """
+      root="$PWD"; d=$(mktemp -d) && cd "$d" || exit 9
+      mkdir $'caf\\xe9' && cp "$root/Weights/face_landmarker.task" $'caf\\xe9/m.task'
+      cp "$root/Weights/face_landmarker.task" $'m\\xe9.task'
+      cp "$root/Tests/Fixtures/images/astronaut.png" a.png
+      cp "$root/Tests/Fixtures/runtime/face_detector/face.input.npy" $'in\\xe9.npy'
+      "$VISAGE" landmark --output json --model $'caf\\xe9/m.task' a.png | head -c 18; echo
+      "$VISAGE" detect --output json --model $'m\\xe9.task' a.png | head -c 18; echo
+      "$VISAGE" analyze --output json --model $'m\\xe9.task' a.png | head -c 18; echo
+      "$VISAGE" run $'m\\xe9.task:face_detector.tflite' --input $'input=in\\xe9.npy' --output-dir $'o\\xe9/p'
+      head -c 6 $'o\\xe9/p/out1.npy' | tail -c 5; echo
+      "$VISAGE" inspect --output json $'m\\xe9.task' | head -c 25; echo
+      "$VISAGE" detect --output json --model $'caf\\xe9/none.tflite' a.png 2>&1
+      "$VISAGE" detect --output json --model $'no\\xe9.task' a.png 2>&1
+      cd / && rm -r "$d"
+      """)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    try #require(lines.count >= 8, "\(run.stdout) \(run.stderr)")
+    for line in lines[0..<3] { #expect(line == #"{"source": "a.png""#, "\(run.stdout) \(run.stderr)") }
+    #expect(lines[4] == "NUMPY", "\(lines[4])")
+    #expect(lines[3].hasPrefix(#"{"model": "m\udce9.task:face_detector.tflite", "outputs": [{"name": "#), "\(lines[3])")
+    #expect(lines[3].contains(#""file": "o\udce9/p/out0.npy"}"#), "\(lines[3])")
+    #expect(lines[5] == #"{"bundle": "m\udce9.task""#, "\(lines[5])")
+    #expect(lines[6].hasPrefix("Error: ") && lines[6].contains("'caf\u{FFFD}/none.tflite'"), "\(lines[6])")
+    #expect(lines[7].hasPrefix("Error: ") && lines[7].contains("'no\u{FFFD}.task'"), "\(lines[7])")
+    #expect(!run.stdout.contains("/proc/") && !run.stdout.contains("visage-names"), "\(run.stdout)")
+  }
+
+  /// Annotations and crops are written to the file or folder the bytes name: a new file, one
+  /// written over, a folder made for several inputs, and a new file in a new folder.
+  @Test func annotationsAndCrops() throws {
+    let run = try CLI.shell(
+      """
+      root="$PWD"; d=$(mktemp -d) && cd "$d" || exit 9
+      cp "$root/Tests/Fixtures/images/astronaut.png" a.png && echo old > $'old\\xe9.png'
+      "$VISAGE" detect --output json --annotate $'new\\xe9.png' a.png > /dev/null || echo failed 1
+      "$VISAGE" detect --output json --annotate $'old\\xe9.png' a.png > /dev/null || echo failed 2
+      "$VISAGE" detect --output json --annotate $'many\\xe9' a.png a.png > /dev/null || echo failed 3
+      "$VISAGE" landmark --output json --annotate $'sub\\xe9/x.png' --crops $'crops\\xe9' a.png || echo failed 4
+      for f in $'new\\xe9.png' $'old\\xe9.png' $'many\\xe9/0000-a.png' $'many\\xe9/0001-a.png' $'sub\\xe9/x.png' \\
+        $'crops\\xe9/0000-a-face1.png'; do head -c 4 "$f" | od -An -c | tr -d ' \\n'; echo " $f"; done
+      ls -A | LC_ALL=C sort | od -An -c | tr -d ' \\n'; echo
+      cd / && rm -r "$d"
+      """)
+    #expect(run.status == 0 && !run.stdout.contains("failed"), "\(run.stdout) \(run.stderr)")
+    #expect(run.stdout.contains(#""faceCrops": ["crops\udce9/0000-a-face1.png"]"#), "\(run.stdout)")
+    let lines = run.stdout.split(separator: "\n").filter { !$0.hasPrefix("{") }
+    try #require(lines.count == 7, "\(run.stdout) \(run.stderr)")
+    for line in lines[0..<6] { #expect(line.hasPrefix("211PNG "), "\(line)") }
+    // Nothing else was left: no partial file, no folder with U+FFFD in its name.
+    #expect(lines[6] == #"a.png\ncrops351\nmany351\nnew351.png\nold351.png\nsub351\n"#, "\(lines[6])")
+  }
 }
