@@ -74,7 +74,8 @@ struct Bench: ParsableCommand {
     // The pipeline items' picture, decoded before any timing, so a bad --image fails at once.
     let picture =
       names.contains(where: Bench.pipelineNames.contains)
-      ? try MPImage(contentsOfFile: image.map { RawPaths.path($0) } ?? BundledWeights.sampleImage()) : nil
+      ? try MPImage(
+        contentsOfFile: image.map { try RawPaths.path($0, at: .option("image")) } ?? BundledWeights.sampleImage()) : nil
     if format == .text {
       print(
         "kernels \(kernels.rawValue), instruction set \(InstructionSet.active) (CPU and build: "

@@ -31,7 +31,8 @@ struct Compare: ParsableCommand {
   var output: OutputFormat?
 
   func run() throws {
-    let comparison = try DumpComparison(RawPaths.path(dumpA), RawPaths.path(dumpB), tolerance: tolerance.bound)
+    let comparison = try DumpComparison(
+      RawPaths.path(dumpA, at: .positional(0)), RawPaths.path(dumpB, at: .positional(1)), tolerance: tolerance.bound)
     print(output ?? .automatic == .json ? comparison.json.description : comparison.text)
     // A dump that stopped early, or none in common, cannot pass for a whole model.
     if comparison.fails { throw ExitCode(1) }

@@ -91,7 +91,8 @@ struct Detect: ParsableCommand {
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     let (modelPath, fullRangePath) = (
-      try model.map(RawPaths.modelReference) ?? range.bundledPath(), try range.allScalesFullRangePath()
+      try model.map { try RawPaths.modelReference($0, at: .option("model")) } ?? range.bundledPath(),
+      try range.allScalesFullRangePath()
     )
     // The check reads the landmark model from the bundled .task unless --model names a bundle
     // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
@@ -137,7 +138,9 @@ struct Detect: ParsableCommand {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
-      reporter.besideResult { try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame)) }
+      reporter.besideResult {
+        try writeAnnotation(canvas, to: frames.annotationPath(annotate, option: "annotate", for: frame))
+      }
     }
     reporter.emit(
       try resultLine(

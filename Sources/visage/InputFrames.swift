@@ -90,7 +90,7 @@ final class InputFrames {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
       }
-      let rawName = RawFileNames.bytes(of: arguments)[0]
+      let rawName = RawFileNames.bytes(at: .positional(0), value: arguments[0])
       source = .records(
         try LineReader(path: arguments[0], pathBytes: rawName, maximumLength: Self.maximumRecordLength),
         name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
@@ -117,10 +117,10 @@ final class InputFrames {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
       // Standard input holds one PNG or JPEG image or a stream, told by its first byte.
-      let rawName = RawFileNames.bytes(of: arguments)[0]
+      let rawName = RawFileNames.bytes(at: .positional(0), value: arguments[0])
       let contents = Result {
         // A folder opens and reads as empty, which the reader would call a corrupt stream.
-        if arguments[0] != "-" && Self.namesFolder(arguments[0]) {
+        if arguments[0] != "-" && Self.namesFolder(arguments[0], at: .positional(0)) {
           throw CLIError("'\(arguments[0])' is a folder, not a YUV4MPEG2 stream")
         }
         return try arguments[0] == "-"
@@ -158,7 +158,7 @@ final class InputFrames {
       if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) {
         throw ValidationError("--fps: \(problem)")
       }
-      source = .paths(arguments, raw: RawFileNames.bytes(of: arguments))
+      source = .paths(arguments, raw: RawFileNames.bytes(ofPositionals: arguments))
       count = arguments.count
     }
     self.fps = fps ?? 30
@@ -265,9 +265,14 @@ final class InputFrames {
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
   /// input and `path` is not a folder (an existing one, or one written with a trailing `/`),
   /// else a PNG named after the input inside the folder `path`.
-  func annotationPath(_ argument: String, for frame: Frame, alwaysInFolder: Bool = false) -> String {
-    if count == 1 && !alwaysInFolder && !Self.namesFolder(argument) { return RawPaths.path(argument, for: .newFile) }
-    let path = RawPaths.path(argument, for: .folder)
+  func annotationPath(_ argument: String, option: String, for frame: Frame, alwaysInFolder: Bool = false) throws
+    -> String
+  {
+    let place = RawFileNames.Place.option(option)
+    if count == 1 && !alwaysInFolder && !Self.namesFolder(argument, at: place) {
+      return try RawPaths.path(argument, at: place, for: .newFile)
+    }
+    let path = try RawPaths.path(argument, at: place, for: .folder)
     var base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
     // A source such as `/`, `.` or `..` names no file: the input's number alone names it.
     if !isStream && (frame.source.hasSuffix("/") || ["", "/", ".", ".."].contains(base)) {
@@ -278,10 +283,11 @@ final class InputFrames {
   }
 
   /// Whether `path` is meant as a folder: it ends with `/`, or a folder is there.
-  static func namesFolder(_ argument: String) -> Bool {
+  static func namesFolder(_ argument: String, at place: RawFileNames.Place? = nil) -> Bool {
     var isFolder: ObjCBool = false
+    let path = place.flatMap { try? RawPaths.path(argument, at: $0) } ?? argument
     return argument.hasSuffix("/")
-      || (FileManager.default.fileExists(atPath: RawPaths.path(argument), isDirectory: &isFolder) && isFolder.boolValue)
+      || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
   }
 
   /// The longest line of a path list, in bytes: Linux's PATH_MAX.
@@ -298,7 +304,8 @@ final class InputFrames {
   /// blank lines.
   private static func pathReader(_ path: String) throws -> () -> ListedPath? {
     let lines = try LineReader(
-      path: path, pathBytes: RawFileNames.bytes(of: [path])[0], maximumLength: maximumPathLength)
+      path: path, pathBytes: RawFileNames.bytes(at: .option("paths-from"), value: path),
+      maximumLength: maximumPathLength)
     return {
       while let line = lines.next() {
         guard line.tooLong == nil else { return (String(decoding: line.bytes, as: UTF8.self), nil, line.tooLong) }

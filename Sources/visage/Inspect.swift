@@ -21,7 +21,7 @@ struct Inspect: ParsableCommand {
 
   func run() throws {
     let format = output ?? .automatic
-    let model = RawPaths.modelReference(self.model)
+    let model = try RawPaths.modelReference(self.model, at: .positional(0))
     let shown = RawPaths.shown(model)
     if model.hasSuffix(".task") {
       let bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: model))

@@ -175,7 +175,7 @@ struct Landmark: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    let bundle = try model.map(RawPaths.modelReference) ?? BundledWeights.taskBundle()
+    let bundle = try model.map { try RawPaths.modelReference($0, at: .option("model")) } ?? BundledWeights.taskBundle()
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     // With --region, each image's faces are read in the given regions.
@@ -217,12 +217,14 @@ struct Landmark: ParsableCommand {
     if let annotate = io.annotate {
       var canvas = Canvas(image)
       canvas.draw(result)
-      reporter.besideResult { try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame)) }
+      reporter.besideResult {
+        try writeAnnotation(canvas, to: frames.annotationPath(annotate, option: "annotate", for: frame))
+      }
     }
     var cropFiles: [String] = []
     if let crops {
       // Named as --annotate names a batch's pictures, with the face's number.
-      let base = frames.annotationPath(crops, for: frame, alwaysInFolder: true).dropLast(4)
+      let base = try frames.annotationPath(crops, option: "crops", for: frame, alwaysInFolder: true).dropLast(4)
       for (i, face) in result.faceLandmarks.enumerated() {
         let crop = try image.alignedFaceCrop(
           landmarks: face, options: FaceCropOptions(size: cropSize, margin: cropMargin))

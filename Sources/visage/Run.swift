@@ -55,25 +55,29 @@ struct Run: ParsableCommand {
   }
 
   /// The model, the output folder and the dump folder as they are opened (`RawPaths`).
-  private var modelPath: String { RawPaths.modelReference(model) }
-  private var outputFolder: String { RawPaths.path(outputDir, for: .folder) }
-  private var dumpFolder: String? { dumpTensors.map { RawPaths.path($0, for: .folder) } }
+  private var modelPath: String { get throws { try RawPaths.modelReference(model, at: .positional(0)) } }
+  private var outputFolder: String {
+    get throws { try RawPaths.path(outputDir, at: .option("output-dir"), for: .folder) }
+  }
+  private var dumpFolder: String? {
+    get throws { try dumpTensors.map { try RawPaths.path($0, at: .option("dump-tensors"), for: .folder) } }
+  }
 
   func run() throws {
-    let bytes = try ModelSource.modelBytes(at: modelPath)
+    let bytes = try ModelSource.modelBytes(at: try modelPath)
     if let against {
       try compare(bytes, against: against)
       return
     }
-    guard let dumpTensors = dumpFolder else {
+    guard let dumpTensors = try dumpFolder else {
       let loaded = try TFLiteModel(bytes: bytes)
       let outputs = try Interpreter(model: loaded, implementation: kernels).run(readInputs(loaded))
-      print(JSON.object([("model", RawPaths.json(modelPath)), ("outputs", try write(outputs, of: loaded))]))
+      print(JSON.object([("model", RawPaths.json(try modelPath)), ("outputs", try write(outputs, of: loaded))]))
       return
     }
     let dump = try TensorDump(modelBytes: bytes)
     let outputs = try self.dump(dump, kernels, inputs: readInputs(dump.model), to: dumpTensors)
-    var fields: [(String, JSON)] = [("model", RawPaths.json(modelPath))]
+    var fields: [(String, JSON)] = [("model", RawPaths.json(try modelPath))]
     if dump.stop == nil {
       fields.append(("outputs", try write(outputs, of: dump.model)))
     }
@@ -97,18 +101,22 @@ struct Run: ParsableCommand {
     let shapes = loaded.graph.inputs.map { loaded.graph.tensors[$0].shape }
     var tensors = [Tensor?](repeating: nil, count: names.count)
     for (position, spec) in inputs.enumerated() {
+      let place = RawFileNames.Place.option("input", occurrence: position)
       var index = position
-      var path = RawPaths.path(spec)
-      if let eq = spec.lastIndex(of: "="), let named = names.firstIndex(of: String(spec[..<eq])) {
-        index = named
-        path = RawPaths.path(
-          String(spec[spec.index(after: eq)...]), bytes: RawPaths.bytes(of: spec, splitAt: eq)?.after, for: .existing)
-      }
-      // NAME=FILE with a NAME the model lacks, and no file by the whole name.
-      if let eq = spec.firstIndex(of: "="), index == position, !FileManager.default.fileExists(atPath: path) {
+      let path: String
+      if let eq = spec.lastIndex(of: "="), let input = names.firstIndex(of: String(spec[..<eq])) {
+        index = input
+        let bytes = RawPaths.split(RawFileNames.bytes(at: place, value: spec), of: spec, at: eq)?.after
+        path = try RawPaths.path(String(spec[spec.index(after: eq)...]), bytes: bytes, for: .existing)
+      } else if let eq = spec.firstIndex(of: "="),
+        !FileManager.default.fileExists(atPath: (try? RawPaths.path(spec, at: place)) ?? spec)
+      {
+        // NAME=FILE with a NAME the model lacks, and no file by the whole name.
         throw ValidationError(
           "the model has no input named '\(spec[..<eq])'; its inputs are \(names.map { "'\($0)'" }.joined(separator: ", "))"
         )
+      } else {
+        path = try RawPaths.path(spec, at: place)
       }
       guard index < names.count else {
         throw ValidationError("the model has \(names.count) inputs (\(names.joined(separator: ", "))); got more")
@@ -128,7 +136,7 @@ struct Run: ParsableCommand {
 
   /// Writes `outputs` to the output folder; their description for the JSON line.
   private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
-    let outputDir = outputFolder
+    let outputDir = try outputFolder
     do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
       // Foundation's error reads "Error Domain=NSCocoaErrorDomain Code=4 …": say it in words.
       throw SetupError(
@@ -184,7 +192,7 @@ struct Run: ParsableCommand {
     let dump = try TensorDump(modelBytes: bytes)
     let temporary = dumpTensors == nil
     let root =
-      dumpFolder
+      try dumpFolder
       ?? FileManager.default.temporaryDirectory.appendingPathComponent("visage-run-\(UUID().uuidString)").path
     defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
     let (a, b) = (root + "/" + kernels.rawValue, root + "/" + reference.rawValue)

@@ -31,6 +31,7 @@ struct Visage: ParsableCommand {
     do {
       var command = try parseAsRoot()
       parsed = type(of: command)
+      RawFileNames.command = type(of: command)
       try command.run()
       StandardOutput.flush()
     } catch  where error is SetupError || error is BundledWeightsError {

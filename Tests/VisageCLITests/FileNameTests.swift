@@ -126,4 +126,61 @@ import VisageTestSupport
     // Nothing else was left: no partial file, no folder with U+FFFD in its name.
     #expect(lines[6] == #"a.png\ncrops351\nmany351\nnew351.png\nold351.png\nsub351\n"#, "\(lines[6])")
   }
+
+  /// Arguments are told apart by their place, not by their text: `a\xe9.png` and
+  /// `a\xe8.png` both read `a�.png`, and the annotation of one must not overwrite the other.
+  /// `--option=value` is found too.
+  @Test func namesThatReadTheSameAreToldApart() throws {
+    let run = try CLI.shell(
+      """
+      root="$PWD"; d=$(mktemp -d) && cd "$d" || exit 9
+      cp "$root/Tests/Fixtures/images/astronaut.png" $'a\\xe9.png' && before=$(cksum < $'a\\xe9.png')
+      "$VISAGE" detect --output json $'a\\xe9.png' --annotate $'a\\xe8.png' > /dev/null || echo failed 1
+      [ "$(cksum < $'a\\xe9.png')" = "$before" ] || echo input overwritten
+      rm $'a\\xe8.png' && echo not an image > $'b\\xe8.png'
+      "$VISAGE" detect --output json --annotate $'b\\xe9.png' $'a\\xe9.png' > /dev/null || echo failed 2
+      [ "$(cksum < $'b\\xe8.png')" = "$(echo not an image | cksum)" ] || echo other overwritten
+      "$VISAGE" detect --output json $'a\\xe9.png' --annotate=$'c\\xe9.png' > /dev/null || echo failed 3
+      for f in $'b\\xe9.png' $'c\\xe9.png'; do head -c 4 "$f" | od -An -c | tr -d ' \\n'; echo; done
+      ls -A | LC_ALL=C sort | od -An -c | tr -d ' \\n'; echo
+      cd / && rm -r "$d"
+      """)
+    #expect(
+      run.status == 0 && !run.stdout.contains("failed") && !run.stdout.contains("overwritten"),
+      "\(run.stdout) \(run.stderr)")
+    #expect(
+      run.stdout.split(separator: "\n") == ["211PNG", "211PNG", #"a351.png\nb350.png\nb351.png\nc351.png\n"#],
+      "\(run.stdout)")
+  }
+
+  /// A link that cannot be made is an error, not a silent fall back to the name's U+FFFD
+  /// text; a stand-in in a message or JSON is found by bytes, so a name beginning with a
+  /// combining mark does not hide it; the private folder of links goes on SIGINT too; and
+  /// `run` names a missing input file as a missing file.
+  @Test func standInsFailLoudlyAndLeaveNothing() throws {
+    let run = try CLI.shell(
+      """
+      root="$PWD"; d=$(mktemp -d) && cd "$d" || exit 9
+      cp "$root/Weights/face_landmarker.task" $'m\\xe9.task' && cp "$root/Tests/Fixtures/images/astronaut.png" a.png
+      cp "$root/Tests/Fixtures/runtime/face_detector/face.input.npy" in.npy
+      TMPDIR=/nonexistent "$VISAGE" detect --output json --model $'m\\xe9.task' a.png 2>&1; echo "exit $?"
+      "$VISAGE" run $'m\\xe9.task:face_detector.tflite' --input in.npy --output-dir $'o\\xe9/\\xcc\\x81p' | head -c 300; echo
+      # The test runner's children start with SIGINT blocked; perl (Debian's perl-base is
+      # essential) unblocks it, as a shell's child has it.
+      unblocked() { perl -MPOSIX -e 'sigprocmask(SIG_UNBLOCK, POSIX::SigSet->new(SIGINT)); exec @ARGV' "$@"; }
+      mkdir t && TMPDIR="$d/t" unblocked timeout --preserve-status -s INT 0.3 "$VISAGE" landmark --detector-range all --any-rotation --model $'m\\xe9.task' \\
+        "$root/Tests/Fixtures/crowd/crowd_00.jpg" > /dev/null; echo "exit $? left $(ls -A t | wc -l)"
+      "$VISAGE" run $'m\\xe9.task:face_detector.tflite' --input input=missing.npy 2>&1; echo "exit $?"
+      cd / && rm -r "$d"
+      """)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    try #require(lines.count == 6, "\(run.stdout) \(run.stderr)")
+    #expect(
+      lines[0].hasPrefix("Error: cannot make a folder for links in /nonexistent") && lines[1] == "exit 1", "\(lines[0])"
+    )
+    #expect(
+      lines[2].contains("\"file\": \"o\\udce9/\u{301}p/out0.npy\"") && !lines[2].contains("/proc/"), "\(lines[2])")
+    #expect(lines[3] == "exit 130 left 0", "\(lines[3])")
+    #expect(lines[4].hasPrefix("Error: cannot read file 'missing.npy'") && lines[5] == "exit 1", "\(lines[4])")
+  }
 }
