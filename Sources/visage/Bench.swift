@@ -103,9 +103,48 @@ struct Bench: ParsableCommand {
       }
       let before = pool?.statistics
       let stats = Timing.measure(warmup: warmup, iterations: iterations) { interpreter.invoke() }
-      report(name, stats, format, sharing: pool.map { Sharing($0.statistics, since: before!) })
-      if profile { printProfile(interpreter, name) }
-      if profileNodes { printNodeProfile(interpreter) }
+      // With JSON output the profiles are fields of the item's object, so each line stays one
+      // JSON object; as text, tables after the item's line.
+      let byType = profile ? operatorTimes(interpreter) : nil
+      let nodes = profileNodes ? nodeTimes(interpreter) : nil
+      var fields: [(String, JSON)] = []
+      if let byType {
+        fields.append(
+          (
+            "profile",
+            .array(byType.map { .object([("operator", .string($0.op)), ("ms", .double(Self.microseconds($0.ms)))]) })
+          ))
+      }
+      if let nodes {
+        fields.append(
+          (
+            "nodes",
+            .array(
+              nodes.map {
+                .object([
+                  ("index", .int($0.index)), ("operator", .string($0.op)),
+                  ("us", .double(($0.seconds * 1e8).rounded() / 100)),
+                  ("inputs", .array($0.inputs.map(Self.shapeJSON))), ("output", Self.shapeJSON($0.output)),
+                ])
+              })
+          ))
+      }
+      report(name, stats, format, sharing: pool.map { Sharing($0.statistics, since: before!) }, fields: fields)
+      guard format == .text else { continue }
+      if let byType {
+        let total = byType.reduce(0) { $0 + $1.ms }
+        for (op, ms) in byType {
+          print(
+            "  " + op.padding(toLength: 24, withPad: " ", startingAt: 0)
+              + String(format: "%9.3f ms %6.1f%%", ms, 100 * ms / total))
+        }
+      }
+      for node in nodes ?? [] {
+        print(
+          String(format: "  %4d ", node.index) + node.op.padding(toLength: 20, withPad: " ", startingAt: 0)
+            + String(format: "%9.2f us  ", node.seconds * 1e6)
+            + "\(node.inputs.map(Self.shapeText).joined(separator: " ")) -> \(Self.shapeText(node.output))")
+      }
     }
   }
 
@@ -123,7 +162,11 @@ struct Bench: ParsableCommand {
     }
   }
 
-  private func report(_ name: String, _ stats: Timing.Statistics, _ format: OutputFormat, sharing: Sharing? = nil) {
+  /// Prints an item's timing; `fields` are added to its JSON object.
+  private func report(
+    _ name: String, _ stats: Timing.Statistics, _ format: OutputFormat, sharing: Sharing? = nil,
+    fields extra: [(String, JSON)] = []
+  ) {
     if format == .json {
       var fields: [(String, JSON)] = [
         ("name", .string(name)), ("instructionSet", .string(InstructionSet.active.description)),
@@ -135,7 +178,7 @@ struct Bench: ParsableCommand {
       if let sharing {
         fields += [("workerShare", .double(sharing.workerShare)), ("workerMoves", .int(sharing.moves))]
       }
-      print(JSON.object(fields))
+      print(JSON.object(fields + extra))
     } else {
       let share = sharing.map { String(format: "   workers %3.0f%%, moved %d", 100 * $0.workerShare, $0.moves) } ?? ""
       print(
@@ -190,8 +233,8 @@ struct Bench: ParsableCommand {
     }
   }
 
-  /// Milliseconds per operator type, summed over `iterations` profiled runs.
-  private func printProfile(_ interpreter: Interpreter, _ name: String) {
+  /// Milliseconds per operator type, averaged over up to 50 profiled runs, most first.
+  private func operatorTimes(_ interpreter: Interpreter) -> [(op: String, ms: Double)] {
     var byType: [String: Double] = [:]
     let rounds = max(1, min(iterations, 50))
     for _ in 0..<rounds {
@@ -199,32 +242,32 @@ struct Bench: ParsableCommand {
         byType[node.op.name, default: 0] += seconds * 1000 / Double(rounds)
       }
     }
-    let total = byType.values.reduce(0, +)
-    for (op, ms) in byType.sorted(by: { $0.value > $1.value }) {
-      print(
-        "  " + op.padding(toLength: 24, withPad: " ", startingAt: 0)
-          + String(format: "%9.3f ms %6.1f%%", ms, 100 * ms / total))
-    }
+    return byType.sorted(by: { $0.value > $1.value }).map { ($0.key, $0.value) }
   }
 }
 
 extension Bench {
   /// One line per node in execution order: index, operator, the minimum over profiled runs
   /// (the least disturbed by other processes), and its input and output shapes.
-  fileprivate func printNodeProfile(_ interpreter: Interpreter) {
+  fileprivate func nodeTimes(_ interpreter: Interpreter) -> [(
+    index: Int, op: String, seconds: Double, inputs: [Shape?], output: Shape?
+  )] {
     let nodes = interpreter.graph.nodes
     var fastest = [Double](repeating: .infinity, count: nodes.count)
     for _ in 0..<max(1, min(iterations, 200)) {
       for (i, seconds) in interpreter.profile().enumerated() { fastest[i] = min(fastest[i], seconds) }
     }
-    func shape(_ id: Int) -> String { interpreter.shapes[id].map { "\($0)" } ?? "?" }
-    for (i, node) in nodes.enumerated() {
+    return nodes.enumerated().map { i, node in
       // Constants (filters, biases) are left out: the activations say what the node did.
-      let inputs = node.inputs.filter { interpreter.graph.constants[$0] == nil }.map(shape).joined(separator: " ")
-      print(
-        String(format: "  %4d ", i) + node.op.name.padding(toLength: 20, withPad: " ", startingAt: 0)
-          + String(format: "%9.2f us  ", fastest[i] * 1e6) + "\(inputs) -> \(shape(node.output))")
+      let inputs = node.inputs.filter { interpreter.graph.constants[$0] == nil }.map { interpreter.shapes[$0] }
+      return (i, node.op.name, fastest[i], inputs, interpreter.shapes[node.output])
     }
+  }
+
+  /// A node's shape as `--profile-nodes` writes it, `?` when the interpreter does not know it.
+  fileprivate static func shapeText(_ shape: Shape?) -> String { shape.map { "\($0)" } ?? "?" }
+  fileprivate static func shapeJSON(_ shape: Shape?) -> JSON {
+    shape.map { .array($0.dimensions.map(JSON.int)) } ?? .null
   }
 }
 

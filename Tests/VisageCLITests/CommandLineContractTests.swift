@@ -316,13 +316,24 @@ import VisageTestSupport
   }
 
   /// `--profile` prints time per operator type, `--profile-nodes` one line per node as the
-  /// interpreter runs it: for the blendshapes model, its eight fused ROW_MIXING nodes.
+  /// interpreter runs it: for the blendshapes model, its eight fused ROW_MIXING nodes. As
+  /// JSON they are fields of the item's object, so every line stays one JSON object.
   @Test func benchProfilesOperatorTypesAndNodes() throws {
-    let run = try CLI.run(
-      [
-        "bench", "--only", "face_blendshapes", "--iterations", "2", "--warmup", "1", "--output", "json", "--profile",
-        "--profile-nodes",
-      ])
+    let arguments = [
+      "bench", "--only", "face_blendshapes", "--iterations", "2", "--warmup", "1", "--profile", "--profile-nodes",
+    ]
+    let json = try CLI.run(arguments + ["--output", "json"])
+    #expect(json.status == 0, "\(json.stderr)")
+    let objects = try json.jsonLines()
+    try #require(objects.count == 1 && json.stdout.split(separator: "\n").count == 1, "\(json.stdout)")
+    let byType = try #require(objects[0]["profile"] as? [[String: Any]])
+    #expect(byType.contains { $0["operator"] as? String == "CONV_2D" && ($0["ms"] as? Double ?? 0) > 0 })
+    let nodesJSON = try #require(objects[0]["nodes"] as? [[String: Any]])
+    let rowMixing = nodesJSON.filter { $0["operator"] as? String == "ROW_MIXING" }
+    #expect(rowMixing.count == 8)
+    #expect(
+      rowMixing.contains { $0["inputs"] as? [[Int]] == [[1, 1, 97, 64]] && $0["output"] as? [Int] == [1, 1, 384, 64] })
+    let run = try CLI.run(arguments + ["--output", "text"])
     #expect(run.status == 0, "\(run.stderr)")
     let lines = run.stdout.split(separator: "\n").map(String.init)
     #expect(lines.contains { $0.hasPrefix("  CONV_2D ") && $0.hasSuffix("%") })
