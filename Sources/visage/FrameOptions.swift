@@ -74,9 +74,11 @@ struct FrameOptions: ParsableArguments {
   /// The inputs, and the reporter that writes one line per input. `timestamped`: whether
   /// the frames get timestamps (video and live-stream mode), and so need a usable rate.
   func open(timestamped: Bool) throws -> (InputFrames, Reporter) {
+    // `--annotate x.png` with a list or record file: one input writes x.png, more a folder.
+    let annotatesFile = annotate.map { !InputFrames.namesFolder($0, at: .option("annotate")) } ?? false
     let frames = try InputFrames(
       arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped, format: inputFormat,
-      honorsExif: !ignoreExif)
+      honorsExif: !ignoreExif, countsToTwo: annotatesFile)
     return (frames, Reporter(format: output ?? .automatic, total: frames.count))
   }
 }

@@ -81,9 +81,12 @@ final class InputFrames {
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
   /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the
   /// frames are `timestamped`, since still images do not need one.
+  /// `countsToTwo`: a list or record file is read ahead until its second input (or its end),
+  /// so that `count` says whether there is only one (`--annotate` naming a file needs to
+  /// know); otherwise `count` is unknown for them.
   init(
     arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool, format: InputFormat = .files,
-    honorsExif: Bool = true
+    honorsExif: Bool = true, countsToTwo: Bool = false
   ) throws {
     imposedOrientation = honorsExif ? nil : .up
     if format == .jsonl {
@@ -91,10 +94,23 @@ final class InputFrames {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
       }
       let rawName = RawFileNames.bytes(at: .positional(0), value: arguments[0])
-      source = .records(
-        try LineReader(path: arguments[0], pathBytes: rawName, maximumLength: Self.maximumRecordLength),
-        name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
-      count = nil
+      let name = arguments[0] == "-" ? "stdin" : arguments[0]
+      let reader = try LineReader(path: arguments[0], pathBytes: rawName, maximumLength: Self.maximumRecordLength)
+      // Read ahead: an image or a stream given as records would be thousands of bad lines;
+      // and, when asked, up to the second record.
+      var ahead: [LineReader.Line] = []
+      var records = 0
+      while let line = reader.next() {
+        ahead.append(line)
+        if ahead.count == 1, let kind = Self.encodedKind(line.bytes) {
+          throw SetupError("'\(name)' is \(kind), not JSON Lines records; give it without --input-format jsonl")
+        }
+        if line.tooLong != nil || !line.bytes.allSatisfy({ [0x20, 0x09, 0x0D].contains($0) }) { records += 1 }
+        if !countsToTwo || records == 2 { break }
+      }
+      reader.unread(ahead)
+      source = .records(reader, name: name, raw: rawName)
+      count = countsToTwo && records < 2 ? records : nil
     } else if let pathsFrom {
       guard arguments.isEmpty else {
         throw ValidationError("give image paths either as arguments or with --paths-from, not both")
@@ -103,16 +119,9 @@ final class InputFrames {
       // An empty list is no input, a usage error as when no path is given at all; so the
       // first path is read ahead, before anything is reported.
       guard let first = paths() else { throw ValidationError("no input: the path list '\(pathsFrom)' holds no path") }
-      var ahead: ListedPath? = first
-      source = .lines {
-        if let path = ahead {
-          ahead = nil
-          return path
-        } else {
-          return paths()
-        }
-      }
-      count = nil
+      var ahead = [first] + (countsToTwo ? [paths()].compactMap { $0 } : [])
+      count = countsToTwo && ahead.count == 1 ? 1 : nil
+      source = .lines { ahead.isEmpty ? paths() : ahead.removeFirst() }
     } else if arguments.count == 1, arguments[0] == "-" || arguments[0].lowercased().hasSuffix(".y4m") {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
@@ -273,13 +282,23 @@ final class InputFrames {
       return try RawPaths.path(argument, at: place, for: .newFile)
     }
     let path = try RawPaths.path(argument, at: place, for: .folder)
-    var base = isStream ? "frame" : URL(fileURLWithPath: frame.source).deletingPathExtension().lastPathComponent
+    // A stream's frames are named after the stream (`0012-clip.png`), an image after its file.
+    let named: String = if case .stream(_, let name, _) = source { name } else { frame.source }
+    var base = URL(fileURLWithPath: named).deletingPathExtension().lastPathComponent
     // A source such as `/`, `.` or `..` names no file: the input's number alone names it.
     if !isStream && (frame.source.hasSuffix("/") || ["", "/", ".", ".."].contains(base)) {
       base = "input"
     }
     return (path.hasSuffix("/") ? String(path.dropLast()) : path) + "/" + String(format: "%04d-", frame.index) + base
       + ".png"
+  }
+
+  /// "a PNG image" or "a YUV4MPEG2 stream" for the first line of a file that is one (a PNG's
+  /// signature runs past its first line break, so its first four bytes are what is checked).
+  private static func encodedKind(_ firstLine: [UInt8]) -> String? {
+    if firstLine.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "a PNG image" }
+    if ImageFormat(sniffing: firstLine) == .jpeg { return "a JPEG image" }
+    return firstLine.starts(with: Array("YUV4MPEG2 ".utf8)) ? "a YUV4MPEG2 stream" : nil
   }
 
   /// Whether `path` is meant as a folder: it ends with `/`, or a folder is there.

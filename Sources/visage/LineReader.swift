@@ -19,6 +19,8 @@ final class LineReader {
   private var chunk = [UInt8](repeating: 0, count: 1 << 16)
   private var (start, end) = (0, 0)
   private var atEnd = false
+  /// Lines read ahead and given back (`unread`), returned before any more are read.
+  private var pending: [Line] = []
 
   /// Standard input for `-`, else the file at `path` (named by `pathBytes` when they are not
   /// UTF-8, `RawFileNames`); lines of at most `maximumLength` bytes.
@@ -41,6 +43,7 @@ final class LineReader {
 
   /// The next line, or `nil` at the end (a read error ends the lines as the end does).
   func next() -> Line? {
+    if !pending.isEmpty { return pending.removeFirst() }
     var line: [UInt8] = []
     var length = 0
     while true {
@@ -63,6 +66,9 @@ final class LineReader {
       if stop != nil { return finished(line, length) }
     }
   }
+
+  /// Gives back `lines`, read ahead, to be returned again first, in their order.
+  func unread(_ lines: [Line]) { pending = lines + pending }
 
   /// `line` without a Windows line end, and whether it was too long.
   private func finished(_ line: [UInt8], _ length: Int) -> Line {

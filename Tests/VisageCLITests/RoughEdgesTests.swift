@@ -228,4 +228,39 @@ import VisageTestSupport
       lines[1]
         == #"{"source": "stdin#1", "error": "the record is 67108865 bytes long; a record line has at most 64 MiB"}"#)
   }
+
+  /// `--annotate x.png` with a path list or record file of one input writes x.png, as one
+  /// image argument does; with two, a folder x.png (it used to be a folder always). A
+  /// stream's frames are named after it (they were all `NNNN-frame.png`).
+  @Test func oneListedInputAnnotatesAFile() throws {
+    let run = try CLI.shell(
+      """
+      photo="$PWD/\(RoughEdgesTests.photo)"; d=$(mktemp -d) && cd "$d" || exit 9
+      echo "$photo" > one.txt && printf '%s\\n\\n%s\\n' "$photo" "$photo" > two.txt
+      printf '\\n{"data": "%s"}\\n' "$(base64 -w0 "$photo")" > one.jsonl
+      "$VISAGE" detect --paths-from one.txt --annotate a.png > /dev/null && [ -f a.png ] && echo a file
+      "$VISAGE" detect --paths-from - --annotate b.png < one.txt > /dev/null && [ -f b.png ] && echo b file
+      "$VISAGE" detect --input-format jsonl one.jsonl --annotate c.png > /dev/null && [ -f c.png ] && echo c file
+      "$VISAGE" detect --paths-from two.txt --annotate d.png > /dev/null && ls d.png | tr '\\n' ' '; echo
+      printf 'YUV4MPEG2 W2 H2 F30:1 C420jpeg\\nFRAME\\n\\x80\\x80\\x80\\x80\\x80\\x80' > clip.y4m
+      "$VISAGE" detect --annotate e/ clip.y4m > /dev/null && ls e
+      cd / && rm -r "$d"
+      """)
+    #expect(
+      run.stdout == "a file\nb file\nc file\n0000-astronaut.png 0001-astronaut.png \n0000-clip.png\n",
+      "\(run.stdout) \(run.stderr)")
+  }
+
+  /// An image or a stream given as a record file is refused once, before any output, where
+  /// each of its line breaks made an error line (about 2,400 for a 512×512 PNG).
+  @Test func anImageIsNotARecordFile() throws {
+    let run = try CLI.run(["detect", "--input-format", "jsonl", RoughEdgesTests.photo])
+    #expect(run.status == 1 && run.stdout.isEmpty, "\(run.stdout.prefix(300))")
+    #expect(
+      run.stderr
+        == "Error: '\(RoughEdgesTests.photo)' is a PNG image, not JSON Lines records; give it without --input-format jsonl\n"
+    )
+    let stream = try CLI.shell("printf 'YUV4MPEG2 W2 H2\\n' | $VISAGE detect --input-format jsonl -")
+    #expect(stream.status == 1 && stream.stderr.contains("'stdin' is a YUV4MPEG2 stream"), "\(stream.stderr)")
+  }
 }
