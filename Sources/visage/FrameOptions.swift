@@ -6,7 +6,7 @@ import Foundation
 struct FrameOptions: ParsableArguments {
   @Argument(
     help:
-      "PNG or JPEG images; in video and live-stream mode, the frames in order. A single .y4m file is a stream of frames; - reads standard input: one PNG or JPEG image, else a YUV4MPEG2 stream."
+      "PNG or JPEG images, or the frames of a video in order (--running-mode). A single .y4m file is a stream of frames; - reads standard input: one PNG or JPEG image, else a YUV4MPEG2 stream."
   )
   var images: [String] = []
 
@@ -22,14 +22,14 @@ struct FrameOptions: ParsableArguments {
   @Option(
     parsing: .unconditional,
     help:
-      "Frame rate of a video or stream: timestamps round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30); a live stream is also fed in real time at this rate."
+      "Frame rate of a video or stream: timestamps round(i·1000/fps) ms, at most 1000 (default: the stream's own rate for YUV4MPEG2, else 30); in the mode that takes a live stream, frames are also fed in real time at this rate."
   )
   var fps: Double?
 
   @Option(
     parsing: .unconditional,
     help:
-      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except in live-stream mode) for a single input, a search at every scale, analyze --tracking, and in video and live-stream mode. Results and their order are the same for any count."
+      "Threads, 1...64: in image mode that many copies of the task take the inputs in turn. One task uses them all instead (sharing its larger layers, or a search's tiles and looks at every scale, while later inputs decode on other threads, except for a live stream) for a single input, a search at every scale, analyze --tracking, and in every running mode but image. Results and their order are the same for any count."
   )
   var threads = 1
 

@@ -84,8 +84,9 @@ struct Landmark: ParsableCommand {
   )
   var cropMargin = 0.0
 
+  // Unconditional: a face at the left or top edge has a negative x or y (`-30,77,104,104`).
   @Option(
-    name: .customLong("region"),
+    name: .customLong("region"), parsing: .unconditionalSingleValue,
     help: ArgumentHelp(
       "A face's box in pixels and its rotation in degrees clockwise (as detect's boundingBox and rotation): landmarks for it with no detection; repeat for more faces (image mode).",
       valueName: "x,y,w,h[,degrees]"))
@@ -113,12 +114,12 @@ struct Landmark: ParsableCommand {
   @Option(
     parsing: .unconditional,
     help: "The smoothing filter's cutoff at rest in hertz (MediaPipe's 0.05): lower smooths a still face more.")
-  var smoothingMinCutoff: Float = LandmarkFilterParameters.mediaPipe.minCutoff
+  var smoothingMinCutoff = Double(LandmarkFilterParameters.mediaPipe.minCutoff)
 
   @Option(
     parsing: .unconditional,
     help: "The smoothing filter's beta (MediaPipe's 80): higher follows a moving face with less lag.")
-  var smoothingBeta: Float = LandmarkFilterParameters.mediaPipe.beta
+  var smoothingBeta = Double(LandmarkFilterParameters.mediaPipe.beta)
 
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
@@ -129,6 +130,14 @@ struct Landmark: ParsableCommand {
     }
     guard cropMargin >= 0, cropMargin < 10 else {
       throw ValidationError("--crop-margin must be at least 0 and below 10, got \(cropMargin)")
+    }
+    // Checked as typed, before they become Floats (1e-300 would become 0, 1e308 infinity).
+    guard smoothingMinCutoff > 0, Float(smoothingMinCutoff) > 0, Float(smoothingMinCutoff).isFinite else {
+      throw ValidationError(
+        "--smoothing-min-cutoff must be above 0 hertz and within a Float's range, got \(smoothingMinCutoff)")
+    }
+    guard smoothingBeta >= 0, Float(smoothingBeta).isFinite else {
+      throw ValidationError("--smoothing-beta must be at least 0 and within a Float's range, got \(smoothingBeta)")
     }
     if !regions.isEmpty && runningMode != .image {
       throw ValidationError("--region needs --running-mode image: a region belongs to one picture")
@@ -163,8 +172,8 @@ struct Landmark: ParsableCommand {
     options.cameraVerticalFieldOfView = cameraFov
     options.usesImageFocalLength = cameraFromExif
     options.landmarkSmoothing = smoothing.value
-    options.landmarkFilter.minCutoff = smoothingMinCutoff
-    options.landmarkFilter.beta = smoothingBeta
+    options.landmarkFilter.minCutoff = Float(smoothingMinCutoff)
+    options.landmarkFilter.beta = Float(smoothingBeta)
     options.faceDetectorModelAssetPath = detectorPath
     options.searchesAllScales = detectorRange == .all
     options.fullRangeDetectorModelAssetPath = fullRangePath

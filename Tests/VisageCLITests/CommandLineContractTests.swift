@@ -299,6 +299,8 @@ import VisageTestSupport
     let run = try CLI.run([command, "--help"])
     #expect(run.status == 0)
     #expect(run.stdout.contains("xample"), "\(command) --help has no examples")
+    // analyze has image and video mode only; the options it shares must not offer it more.
+    if command == "analyze" { #expect(!run.stdout.contains("live-stream"), "\(run.stdout)") }
   }
 
   /// `bench --threads 2` says how the pool's tasks were shared, so a run whose worker got no

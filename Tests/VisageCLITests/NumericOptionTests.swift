@@ -41,6 +41,21 @@ import VisageTestSupport
     #expect(try two.jsonLines().map { $0["timestampMs"] as? Int } == [0, 5_000_000_000_000])
   }
 
+  /// The smoothing filter's settings are checked as typed, before they become Floats, and the
+  /// message names the flag and the value given (it showed a Swift type, and 1e-300 as 0.0).
+  @Test(arguments: [
+    ("--smoothing-min-cutoff", "0", "above 0 hertz", "got 0.0"),
+    ("--smoothing-min-cutoff", "1e-300", "above 0", "1e-300"),
+    ("--smoothing-beta", "1e308", "at least 0", "got 1e+308"), ("--smoothing-beta", "-1", "at least 0", "got -1.0"),
+  ])
+  func smoothingSettingsAreCheckedAsTyped(flag: String, value: String, rule: String, got: String) throws {
+    let run = try CLI.run(["landmark", flag, value, "Tests/Fixtures/images/astronaut.png"])
+    #expect(run.status == 2, "\(run.stderr)")
+    let message = try #require(run.stderr.split(separator: "\n").first)
+    #expect(
+      message.hasPrefix("Error: \(flag) must be") && message.contains(rule) && message.hasSuffix(got), "\(message)")
+  }
+
   /// A stream's own rate that is malformed or unusable fails the stream with an error line
   /// (exit status 1), from a file or from standard input.
   @Test(arguments: [

@@ -86,6 +86,11 @@ import VisageTestSupport
     #expect(result.faceLandmarks.count == 1)
     #expect(
       try Self.line(["landmark", "--region", "177,82,95,95,5", "--region", "0,400,60,60"]) == Self.expected(result))
+    // A face at the left or top edge has a negative x or y, which is the option's value, not
+    // a flag ("Missing value for '--region'").
+    let edge = try landmarker.detect(
+      image: Self.image, faceRegions: [FaceRegion(boundingBox: CGRect(x: -8, y: -6, width: 300, height: 300))])
+    #expect(try Self.line(["landmark", "--region", "-8,-6,300,300"]) == Self.expected(edge))
     for bad in ["1,2,3", "1,2,0,4", "a,b,c,d", "1,2,3,4,5,6", "1,2,3,nan"] {
       let run = try CLI.run(["landmark", "--region", bad, Self.path])
       #expect(run.status == 2, "\(bad): \(run.stderr)")

@@ -166,7 +166,9 @@ public final class FaceLandmarkerOptions {
     ])
     guard landmarkFilter.isValid else {
       throw .invalidOption(
-        "invalid `landmarkFilter` option: frequency, minCutoff and derivativeCutoff must be positive and beta not negative, got \(landmarkFilter)"
+        "invalid `landmarkFilter` option: frequency, minCutoff and derivativeCutoff must be positive and beta not negative, got "
+          + "frequency \(landmarkFilter.frequency), minCutoff \(landmarkFilter.minCutoff), beta \(landmarkFilter.beta), "
+          + "derivativeCutoff \(landmarkFilter.derivativeCutoff)"
       )
     }
     guard cameraVerticalFieldOfView > 0, cameraVerticalFieldOfView < 180 else {
