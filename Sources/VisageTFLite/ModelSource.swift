@@ -26,7 +26,20 @@ public enum ModelSource {
   ///
   /// A bare `.task` path is an error that lists the bundle's entries.
   public static func model(at reference: String) throws(TFLiteError) -> TFLiteModel {
-    try TFLiteModel(bytes: modelBytes(at: reference))
+    let bytes = try modelBytes(at: reference)
+    // The parser knows only where in the bytes it failed; say which file too.
+    do { return try TFLiteModel(bytes: bytes) } catch {
+      switch error {
+      case .malformed(let path, let reason): throw .malformed(path: Self.place(path, in: reference), reason: reason)
+      case .unsupported(let path, let reason): throw .unsupported(path: Self.place(path, in: reference), reason: reason)
+      default: throw error
+      }
+    }
+  }
+
+  /// `'model.tflite'`, or `'model.tflite' subgraphs[0]...` for a place inside it.
+  private static func place(_ path: String, in reference: String) -> String {
+    path == "file" ? "'\(reference)'" : "'\(reference)' \(path)"
   }
 
   /// The `.tflite` bytes that `reference` names, as `model(at:)` reads them.
@@ -38,7 +51,7 @@ public enum ModelSource {
     let data = try bytes(ofFile: reference)
     if reference.hasSuffix(".task") {
       let bundle = try TaskBundle(bytes: data)
-      throw .missingEntry(name: "(none given; write \(reference):ENTRY)", available: bundle.entryNames)
+      throw .missingEntry(name: reference + ":", available: bundle.entryNames)
     }
     return data
   }

@@ -11,7 +11,8 @@ public enum TFLiteError: Error, Hashable, Sendable, CustomStringConvertible {
   case unsupported(path: String, reason: String)
   /// A `.task` bundle is not a readable zip archive.
   case invalidBundle(String)
-  /// A `.task` bundle has no entry of that name.
+  /// A `.task` bundle has no entry of that name; a name ending in `:` (`x.task:`) is a bare
+  /// bundle path given where one model is read, which names no entry.
   case missingEntry(name: String, available: [String])
   /// A file could not be read.
   case unreadableFile(path: String)
@@ -29,6 +30,9 @@ public enum TFLiteError: Error, Hashable, Sendable, CustomStringConvertible {
       "unsupported operator \(name) at \(location)"
     case .unsupported(let path, let reason): "unsupported model feature at \(path): \(reason)"
     case .invalidBundle(let reason): "invalid .task bundle: \(reason)"
+    case .missingEntry(let name, let available) where name.hasSuffix(":"):
+      "'\(name.dropLast())' is a .task bundle of several models: name one as \(name)ENTRY, "
+        + "one of \(available.joined(separator: ", "))"
     case .missingEntry(let name, let available):
       "the bundle has no entry '\(name)' (it has: \(available.joined(separator: ", ")))"
     case .unreadableFile(let path): "cannot read file '\(path)'"

@@ -119,9 +119,13 @@ struct Run: ParsableCommand {
         path = try RawPaths.path(spec, at: place)
       }
       guard index < names.count else {
-        throw ValidationError("the model has \(names.count) inputs (\(names.joined(separator: ", "))); got more")
+        throw ValidationError(
+          "the model has \(names.count) input\(names.count == 1 ? "" : "s") (\(names.joined(separator: ", "))); got more"
+        )
       }
-      let tensor = try Tensor(npy: ModelSource.bytes(ofFile: path))
+      let file = try ModelSource.bytes(ofFile: path)
+      let tensor: Tensor
+      do { tensor = try Tensor(npy: file) } catch { throw SetupError("\(RawPaths.shown(path)): \(error)") }
       // The shape itself, not only its size: (3, 128, 128, 1) is not [1, 128, 128, 3].
       guard tensor.shape == shapes[index] else {
         throw ValidationError(
@@ -137,10 +141,8 @@ struct Run: ParsableCommand {
   /// Writes `outputs` to the output folder; their description for the JSON line.
   private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
     let outputDir = try outputFolder
-    do { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) } catch {
-      // Foundation's error reads "Error Domain=NSCocoaErrorDomain Code=4 …": say it in words.
-      throw SetupError(
-        "cannot make the output folder '\(self.outputDir)' (--output-dir): \(error.localizedDescription)")
+    if let problem = Self.makeFolders(outputDir) {
+      throw SetupError("cannot make the output folder '\(self.outputDir)' (--output-dir): \(problem)")
     }
     var described: [JSON] = []
     for (k, output) in outputs.enumerated() {
@@ -164,14 +166,13 @@ struct Run: ParsableCommand {
   ) throws -> [Tensor] {
     let interpreter = try Interpreter(model: dump.model, implementation: implementation, preservingAllTensors: true)
     let outputs = try interpreter.run(inputs)
-    do {
-      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      // An earlier dump's manifest must not stand over this dump's files if it stops halfway.
-      if FileManager.default.fileExists(atPath: directory + "/manifest.json") {
-        try FileManager.default.removeItem(atPath: directory + "/manifest.json")
-      }
-    } catch {
-      throw SetupError("cannot prepare \(directory)")
+    if let problem = Self.makeFolders(directory) {
+      throw SetupError("cannot make the dump folder '\(RawPaths.shown(directory))': \(problem)")
+    }
+    // An earlier dump's manifest must not stand over this dump's files if it stops halfway.
+    guard unlink(directory + "/manifest.json") == 0 || errno == ENOENT else {
+      throw SetupError(
+        "cannot replace '\(RawPaths.shown(directory))/manifest.json': \(String(cString: strerror(errno)))")
     }
     for entry in dump.entries {
       let path = directory + "/" + entry.file
@@ -185,6 +186,23 @@ struct Run: ParsableCommand {
       throw SetupError("cannot write \(path)")
     }
     return outputs
+  }
+
+  /// Makes the folder `path` and its parents, as `mkdir -p` does; nil, or why not in the
+  /// system's words ("Not a directory": Foundation's own reads "The operation could not be
+  /// completed. (NSCocoaErrorDomain error 512.)").
+  private static func makeFolders(_ path: String) -> String? {
+    var prefix = path.hasPrefix("/") ? "/" : ""
+    for part in path.split(separator: "/") {
+      prefix += part + "/"
+      if mkdir(prefix, 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+    }
+    // EEXIST is also what a file of that name gives.
+    var status = stat()
+    guard stat(prefix, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+      return String(cString: strerror(ENOTDIR))
+    }
+    return nil
   }
 
   /// `--against`: both dumps, then the comparison, printed as `visage compare` prints it.

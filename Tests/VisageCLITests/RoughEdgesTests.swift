@@ -167,6 +167,38 @@ import VisageTestSupport
       run.stderr.contains("cannot make the output folder '/proc/visage-x' (--output-dir)")
         && !run.stderr.contains("NSCocoaErrorDomain"), "\(run.stderr)")
   }
+
+  /// Errors about files name the file and say why in the system's words: a folder under a
+  /// regular file, a model that is not one, a bundle with no entry named, a Fortran-order
+  /// array (each used to leave out the file, or say "NSCocoaErrorDomain error 512").
+  @Test func fileErrorsNameTheFile() throws {
+    let run = try CLI.shell(
+      """
+      root="$PWD"; d=$(mktemp -d) && cd "$d" || exit 9
+      model="$root/Weights/face_detection_full_range.tflite"; input="$root/Tests/Fixtures/runtime/face_detection_full_range/random.input.npy"
+      touch file
+      "$VISAGE" run "$model" --input "$input" --output-dir file/x 2>&1
+      "$VISAGE" run "$model" --input "$input" --dump-tensors file/x 2>&1
+      "$VISAGE" inspect "$root/Tests/Fixtures/images/astronaut.png" 2>&1
+      "$VISAGE" run "$root/Weights/face_landmarker.task" --input "$input" 2>&1
+      { printf '\\x93NUMPY\\x01\\x00\\x76\\x00'
+        printf "{'descr': '<f4', 'fortran_order': True, 'shape': (1, 192, 192, 3), }%56s\\n" ''
+        head -c 442368 /dev/zero; } > f.npy
+      "$VISAGE" run "$model" --input f.npy 2>&1
+      "$VISAGE" run "$model" --input "$input" --input "$input" 2>&1 | head -1
+      cd / && rm -r "$d"
+      """)
+    let lines = run.stdout.split(separator: "\n").map(String.init)
+    try #require(lines.count == 6, "\(run.stdout) \(run.stderr)")
+    #expect(lines[0] == "Error: cannot make the output folder 'file/x' (--output-dir): Not a directory")
+    #expect(lines[1] == "Error: cannot make the dump folder 'file/x': Not a directory")
+    #expect(
+      lines[2].hasPrefix("Error: malformed model at '/") && lines[2].contains("astronaut.png': no TFL3"), "\(lines[2])")
+    #expect(
+      lines[3].contains("face_landmarker.task' is a .task bundle of several models: name one as /"), "\(lines[3])")
+    #expect(lines[4] == "Error: f.npy: invalid input: .npy data in Fortran order is not supported", "\(lines[4])")
+    #expect(lines[5] == "Error: the model has 1 input (input); got more", "\(lines[5])")
+  }
 }
 
 /// Usage errors found after parsing show the subcommand's usage line, not the root's
