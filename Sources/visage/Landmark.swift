@@ -249,11 +249,12 @@ struct Landmark: ParsableCommand {
       fields.append(("faceCrops", .array(cropFiles.map(RawPaths.json))))
       line = .object(fields)
     }
-    reporter.emit(line, text: "\(frame.label): " + summary(result))
+    reporter.emit(line, text: "\(frame.label): " + summary(result, crops: cropFiles))
   }
 
-  /// "1 face" and, per face, its landmarks' normalized bounding box and its strongest blendshapes.
-  private func summary(_ result: FaceLandmarkerResult) -> String {
+  /// "1 face" and, per face, its landmarks' normalized bounding box, then what the flags asked
+  /// for: its tracking ID, scores, head pose, iris distances, strongest blendshapes and crop.
+  private func summary(_ result: FaceLandmarkerResult, crops: [String]) -> String {
     var text = faceCount(result.faceLandmarks.count)
     for (i, face) in result.faceLandmarks.enumerated() {
       let xs = face.map(\.x)
@@ -261,11 +262,24 @@ struct Landmark: ParsableCommand {
       text += String(
         format: "\n  face %d: landmarks x %.3f...%.3f y %.3f...%.3f", i + 1, xs.min() ?? 0, xs.max() ?? 0,
         ys.min() ?? 0, ys.max() ?? 0)
+      if i < result.faceTrackingIds.count { text += ", tracking ID \(result.faceTrackingIds[i])" }
+      if i < result.faceScores.count {
+        let scores = result.faceScores[i]
+        text += String(format: ", presence %.2f", scores.presence)
+        if let detection = scores.detection { text += String(format: ", detection %.2f", detection) }
+      }
+      if i < result.faceHeadPoses.count, let pose = result.faceHeadPoses[i] {
+        text += String(format: ", angles X %.1f Y %.1f Z %.1f", pose.x, pose.y, pose.z)
+      }
+      if i < result.faceIrisDistances.count, let eyes = result.faceIrisDistances[i] {
+        text += String(format: ", eye distance left %.0f mm right %.0f mm", eyes.left, eyes.right)
+      }
       if i < result.faceBlendshapes.count {
         let top = result.faceBlendshapes[i].categories.filter { $0.index != 0 }.sorted { $0.score > $1.score }.prefix(3)
         text +=
           ", " + top.map { "\($0.categoryName ?? "?") " + String(format: "%.2f", $0.score) }.joined(separator: ", ")
       }
+      if i < crops.count { text += ", crop " + Reporter.visible(RawPaths.shown(crops[i])) }
     }
     return text
   }

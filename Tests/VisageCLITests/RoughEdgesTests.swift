@@ -296,3 +296,24 @@ import VisageTestSupport
     #expect(stream.status == 1 && stream.stderr.contains("'stdin' is a YUV4MPEG2 stream"), "\(stream.stderr)")
   }
 }
+
+/// `landmark --output text` shows what the flags asked for, as `analyze`'s text does: it
+/// showed the landmarks' extent and blendshapes only.
+@Suite(.timeLimit(.minutes(2))) struct LandmarkTextTests {
+  @Test func theTextShowsWhatWasAskedFor() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-text-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let run = try CLI.run([
+      "landmark", "--head-pose", "--iris-distance", "--scores", "--tracking", "--crops", folder, "--output", "text",
+      RoughEdgesTests.photo,
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    let face = try #require(run.stdout.split(separator: "\n").last.map(String.init))
+    for part in [
+      "  face 1: landmarks x ", ", tracking ID 1, presence 1.00, detection 0.9", ", angles X -", ", eye distance left ",
+      " mm right ", ", crop \(folder)/0000-astronaut-face1.png",
+    ] {
+      #expect(face.contains(part), "\(part) not in \(face)")
+    }
+  }
+}
