@@ -62,6 +62,7 @@ struct FrameOptions: ParsableArguments {
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.
   func validate() throws {
     if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
+    if annotate == "" { throw ValidationError("--annotate needs a .png file or a folder, not an empty path") }
     // The annotation is a PNG: a file named for another format would hold the wrong thing.
     if let annotate, !InputFrames.namesFolder(annotate) {
       let suffix = URL(fileURLWithPath: annotate).pathExtension.lowercased()

@@ -208,6 +208,7 @@ import VisageTestSupport
     (["detect"], "Usage: visage detect "),
     (["landmark", "a.png", "b.y4m"], "Usage: visage landmark "),
     (["detect", "--annotate", "out.jpg", "a.png"], "Usage: visage detect "),
+    (["detect", "--annotate", "", "a.png"], "Error: --annotate needs a .png file or a folder, not an empty path"),
   ])
   func theSubcommandsUsage(arguments: [String], usage: String) throws {
     let run = try CLI.run(arguments)
