@@ -115,7 +115,7 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   }
 
   /// A guess at what other common format some bytes are in, for the unknown-format message.
-  private static func formatName(_ bytes: [UInt8]) -> String? {
+  static func formatName(_ bytes: [UInt8]) -> String? {
     func has(_ text: String, at offset: Int = 0) -> Bool {
       bytes.count >= offset + text.utf8.count
         && bytes[offset..<(offset + text.utf8.count)].elementsEqual(text.utf8)

@@ -116,7 +116,9 @@ public final class Y4MReader {
     }
     let fields = line.split(separator: " ", omittingEmptySubsequences: true)
     guard fields.first == "YUV4MPEG2" else {
-      throw Y4MError.corrupt(source: source, message: "does not start with 'YUV4MPEG2 '")
+      // Another kind of image is the likely mistake (a GIF piped in): name it.
+      let kind = ImageIOError.formatName(Array(line.utf8.prefix(16))).map { " (it looks like \($0))" } ?? ""
+      throw Y4MError.corrupt(source: source, message: "does not start with 'YUV4MPEG2 '\(kind)")
     }
     var width = 0
     var height = 0
@@ -198,7 +200,8 @@ public final class Y4MReader {
     while true {
       let c = getc(file)
       if c == EOF { return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
-      if c == 0x0A { return String(decoding: bytes, as: UTF8.self) }
+      // A Windows line end is taken as the line's end too, not as part of its last field.
+      if c == 0x0A { return String(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes[...], as: UTF8.self) }
       guard bytes.count < maximumLineBytes else {
         throw .corrupt(source: source, message: "\(what) is longer than \(maximumLineBytes) bytes")
       }

@@ -34,6 +34,15 @@ import VisageImageIO
     #expect(reader.framesRead == 2)
   }
 
+  /// A stream written with Windows line ends (`\r\n`) is read as if they were `\n`: its
+  /// frame rate was reported as malformed ("got 'F25:1'", with an invisible carriage return).
+  @Test func windowsLineEndsAreLineEnds() throws {
+    let crlf = Array("YUV4MPEG2 W4 H2 F25:1 C420jpeg\r\nFRAME\r\n".utf8) + Self.grayFrame.dropFirst(6)
+    let reader = try Y4MReader(contentsOfFile: Self.file(crlf))
+    #expect(reader.frameRate == 25)
+    #expect(try reader.nextFrame()?.pixels.prefix(6) == [0, 0, 0, 0, 0, 0])
+  }
+
   /// BT.601 limited-range primaries (Y, Cb, Cr) = (81, 90, 240), (145, 54, 34), (41, 240, 110)
   /// are red, green and blue to within rounding; 4:4:4 keeps one chroma sample per pixel.
   @Test func convertsColourWithBT601() throws {
@@ -79,6 +88,10 @@ import VisageImageIO
     let truncated = Self.header("YUV4MPEG2 W4 H2") + Self.grayFrame + Self.grayFrame.dropLast(3)
     #expect(try error(truncated)?.description.contains("truncated inside frame 1") == true)
     #expect(try error(Array("RIFF....".utf8))?.description.contains("does not start with 'YUV4MPEG2 '") == true)
+    // Another image format is named, as a decode names it.
+    #expect(
+      try error(Array("GIF89a\u{1}\u{0}\u{1}\u{0}\n".utf8))?.description.hasSuffix("(it looks like a GIF file)") == true
+    )
     #expect(try error([])?.description.contains("empty") == true)
     #expect(try error(Self.header("YUV4MPEG2 W0 H2"))?.description.contains("positive W and H") == true)
     #expect(try error(Self.header("YUV4MPEG2 W30000 H30000"))?.description.contains("too large") == true)
