@@ -175,7 +175,8 @@ enum RawPaths {
       let name = cut.map { Array(whole[($0 + 1)...]) } ?? whole
       let failure = { (what: String) in SetupError("cannot \(what) '\(text)': \(String(cString: strerror(errno)))") }
       // A folder to write into is made whole, with its parents; a new file's, up to the file.
-      if use == .folder { Self.makeFolders(whole) } else if use == .newFile { Self.makeFolders(folder) }
+      // (What fails is found when the folder is opened.)
+      if use == .folder { _ = makeFolders(whole) } else if use == .newFile { _ = makeFolders(folder) }
       var status = stat()
       let isFolder = stat(Self.cString(whole), &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
       let ownNameIsText = String(bytes: name, encoding: .utf8) != nil
@@ -206,13 +207,6 @@ enum RawPaths {
       RawPaths.LinkCleanup.add(link)
       register(path: link, text: String(decoding: whole, as: UTF8.self), bytes: whole)
       return link
-    }
-
-    /// Makes the folder `bytes` names and its parents, as `mkdir -p` does; what fails is found
-    /// when the folder is opened.
-    private static func makeFolders(_ bytes: [UInt8]) {
-      for end in bytes.indices.dropFirst() where bytes[end] == slash { mkdir(cString(Array(bytes[..<end])), 0o777) }
-      mkdir(cString(bytes), 0o777)
     }
 
     /// The private folder of links, made on first use.
@@ -279,3 +273,21 @@ enum RawPaths {
     }
   }
 #endif
+
+/// Makes the folder `path` names (bytes, which need not be UTF-8) and its parents, as
+/// `mkdir -p` does; nil, or why not in the system's words ("Not a directory": Foundation's
+/// own reads "The operation could not be completed. (NSCocoaErrorDomain error 512.)").
+func makeFolders(_ path: [UInt8]) -> String? {
+  let slash = UInt8(ascii: "/")
+  func cString(_ bytes: some Collection<UInt8>) -> [CChar] { bytes.map { CChar(bitPattern: $0) } + [0] }
+  for end in path.indices.dropFirst() where path[end] == slash && path[end - 1] != slash {
+    if mkdir(cString(path[..<end]), 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+  }
+  if mkdir(cString(path), 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
+  // EEXIST is also what a file of that name gives.
+  var status = stat()
+  guard stat(cString(path), &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+    return String(cString: strerror(ENOTDIR))
+  }
+  return nil
+}

@@ -141,7 +141,7 @@ struct Run: ParsableCommand {
   /// Writes `outputs` to the output folder; their description for the JSON line.
   private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
     let outputDir = try outputFolder
-    if let problem = Self.makeFolders(outputDir) {
+    if let problem = makeFolders(Array(outputDir.utf8)) {
       throw SetupError("cannot make the output folder '\(self.outputDir)' (--output-dir): \(problem)")
     }
     var described: [JSON] = []
@@ -166,7 +166,7 @@ struct Run: ParsableCommand {
   ) throws -> [Tensor] {
     let interpreter = try Interpreter(model: dump.model, implementation: implementation, preservingAllTensors: true)
     let outputs = try interpreter.run(inputs)
-    if let problem = Self.makeFolders(directory) {
+    if let problem = makeFolders(Array(directory.utf8)) {
       throw SetupError("cannot make the dump folder '\(RawPaths.shown(directory))': \(problem)")
     }
     // An earlier dump's manifest must not stand over this dump's files if it stops halfway.
@@ -186,23 +186,6 @@ struct Run: ParsableCommand {
       throw SetupError("cannot write \(path)")
     }
     return outputs
-  }
-
-  /// Makes the folder `path` and its parents, as `mkdir -p` does; nil, or why not in the
-  /// system's words ("Not a directory": Foundation's own reads "The operation could not be
-  /// completed. (NSCocoaErrorDomain error 512.)").
-  private static func makeFolders(_ path: String) -> String? {
-    var prefix = path.hasPrefix("/") ? "/" : ""
-    for part in path.split(separator: "/") {
-      prefix += part + "/"
-      if mkdir(prefix, 0o777) != 0 && errno != EEXIST { return String(cString: strerror(errno)) }
-    }
-    // EEXIST is also what a file of that name gives.
-    var status = stat()
-    guard stat(prefix, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
-      return String(cString: strerror(ENOTDIR))
-    }
-    return nil
   }
 
   /// `--against`: both dumps, then the comparison, printed as `visage compare` prints it.
