@@ -132,12 +132,13 @@ public final class WorkPool<Worker>: @unchecked Sendable {
         running += 1
         return job
       }
-      guard let run = job else { break }
-      run(worker)
-      // Released before the job counts as done, so that `waitUntilIdle` returns only once no
-      // job's closure is alive (`forEachInOrder` lends its caller's closures to the jobs).
+      // No second binding of the closure (a `consume` of one crashed Swift 6.0's compiler):
+      // `job` holds the only reference, released before the job counts as done, so that
+      // `waitUntilIdle` returns only once no job's closure is alive (`forEachInOrder` lends
+      // its caller's closures to the jobs).
+      guard job != nil else { break }
+      job!(worker)
       job = nil
-      _ = consume run
       condition.withLock {
         running -= 1
         condition.broadcast()

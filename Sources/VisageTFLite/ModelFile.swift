@@ -165,11 +165,10 @@ struct ModelFile {
   func ints(_ index: Int) -> [Int]? {
     let t = tensors[index]
     guard t.type == .int32, let data = t.data else { return nil }
-    return stride(from: data.lowerBound, to: data.upperBound, by: 4).map { i in
-      Int(
-        Int32(
-          bitPattern: UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3])
-            << 24))
+    return bytes.withUnsafeBytes { raw in
+      stride(from: data.lowerBound, to: data.upperBound - 3, by: 4).map { offset in
+        Int(Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self)))
+      }
     }
   }
 }

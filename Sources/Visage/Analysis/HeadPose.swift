@@ -76,8 +76,12 @@ enum HeadPose {
         let k = axis / sine
         let kk = [SIMD3(0, -k.z, k.y), SIMD3(k.z, 0, -k.x), SIMD3(-k.y, k.x, 0)]
         let kk2 = multiply(kk, kk)
-        let q = (0..<3).map { i in
-          SIMD3<Double>((0..<3).map { j in (i == j ? 1 : 0) + sin(angle) * kk[i][j] + (1 - cos(angle)) * kk2[i][j] })
+        // Rodrigues' formula, I + sin θ K + (1 − cos θ) K², row by row.
+        let (s, c): (Double, Double) = (sin(angle), 1 - cos(angle))
+        let q: [SIMD3<Double>] = (0..<3).map { i in
+          var identity = SIMD3<Double>.zero
+          identity[i] = 1
+          return identity + s * kk[i] + c * kk2[i]
         }
         r = multiply(q, r)
       }

@@ -38,6 +38,15 @@ public struct NormalizedKeypoint: Sendable, Equatable, Hashable {
     self.label = label
     self.score = score
   }
+
+  // Written out: Foundation's CGPoint is not Hashable before Swift 6.1 on Linux, nor in
+  // older Apple SDKs, so it cannot be synthesized there.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(location.x)
+    hasher.combine(location.y)
+    hasher.combine(label)
+    hasher.combine(score)
+  }
 }
 
 /// One detected object: MediaPipe's `Detection`.
@@ -63,6 +72,16 @@ public struct Detection: Sendable, Equatable, Hashable {
     self.boundingBox = boundingBox
     self.keypoints = keypoints
     self.facePresence = facePresence
+  }
+
+  // Written out for CGRect, as `NormalizedKeypoint`'s is for CGPoint.
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(categories)
+    for edge in [boundingBox.origin.x, boundingBox.origin.y, boundingBox.size.width, boundingBox.size.height] {
+      hasher.combine(edge)
+    }
+    hasher.combine(keypoints)
+    hasher.combine(facePresence)
   }
 }
 
