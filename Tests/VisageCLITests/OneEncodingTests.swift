@@ -64,12 +64,13 @@ import VisageTestSupport
     #expect(result.faceHeadPoses.count == (extras.contains(.faceHeadPoses) ? 1 : 0))
     #expect(result.faceMetricLandmarks.count == (extras.contains(.faceMetricLandmarks) ? 1 : 0))
     #expect(result.facialTransformationMatrixes.count == (outputs.matrices ? 1 : 0))
-    let flags: [String] =
-      (outputs.blendshapes ? ["--blendshapes"] : []) + (outputs.matrices ? ["--transformation-matrices"] : [])
-      + (extras.contains(.faceHeadPoses) ? ["--head-pose"] : [])
-      + (extras.contains(.faceMetricLandmarks) ? ["--metric-mesh"] : [])
-      + (extras.contains(.faceIrisDistances) ? ["--iris-distance"] : [])
-      + (extras.contains(.faceTrackingIds) ? ["--tracking"] : []) + (extras.contains(.faceScores) ? ["--scores"] : [])
+    let wanted: [(Bool, String)] = [
+      (outputs.blendshapes, "--blendshapes"), (outputs.matrices, "--transformation-matrices"),
+      (extras.contains(.faceHeadPoses), "--head-pose"), (extras.contains(.faceMetricLandmarks), "--metric-mesh"),
+      (extras.contains(.faceIrisDistances), "--iris-distance"), (extras.contains(.faceTrackingIds), "--tracking"),
+      (extras.contains(.faceScores), "--scores"),
+    ]
+    let flags = wanted.filter(\.0).map(\.1)
     #expect(try Self.line(["landmark"] + flags) == Self.expected(result, outputs: outputs))
   }
 

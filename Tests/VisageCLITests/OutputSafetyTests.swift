@@ -16,12 +16,16 @@ import VisageTestSupport
     return path
   }
 
-  /// `> /dev/full`: every subcommand that prints results exits 1 and says why.
-  @Test(arguments: [
+  /// The subcommands that print results. (A literal of interpolations in `@Test(arguments:)`
+  /// itself crashes Swift 6.0's type checker.)
+  static let printingCommands = [
     "detect --output json \(astronaut)", "landmark --output json \(astronaut)", "analyze --output json \(astronaut)",
     "inspect --output json Weights/face_detection_full_range.tflite",
     "inspect --output json Weights/face_landmarker.task",
-  ])
+  ]
+
+  /// `> /dev/full`: every subcommand that prints results exits 1 and says why.
+  @Test(arguments: printingCommands)
   func aFullStandardOutputIsAFailure(_ command: String) throws {
     let run = try CLI.shell("\"$VISAGE\" \(command) > /dev/full")
     #expect(run.status == 1, "\(command): \(run.stderr)")

@@ -22,7 +22,8 @@ import VisageTestSupport
     let run = try CLI.run(["detect", "--output", "json", "-"], stdin: bytes)
     #expect(run.status == 0, "\(run.stderr)")
     #expect(run.stdout.hasPrefix(#"{"source": "stdin", "width": "#), "\(run.stdout)")
-    #expect(run.stdout == (try Self.fileLine(path, source: "stdin")))
+    let expected = try Self.fileLine(path, source: "stdin")
+    #expect(run.stdout == expected)
   }
 
   /// Standard input that starts with neither byte is still read as YUV4MPEG2.
@@ -38,7 +39,8 @@ import VisageTestSupport
     let line = try #require(try run.jsonLines().first)
     let source = try #require(line["source"] as? String)
     #expect(source.hasPrefix("/dev/fd/"))
-    #expect(run.stdout == (try Self.fileLine(Self.png, source: source)))
+    let expected = try Self.fileLine(Self.png, source: source)
+    #expect(run.stdout == expected)
     let other = try CLI.shell("timeout 60 \"$VISAGE\" detect --output json <(yes)")
     #expect(other.status == 1 && other.stdout.contains("not a PNG or JPEG"), "\(other.stdout)")
   }

@@ -36,7 +36,7 @@ struct DecodingTests {
   func brokenFilesFail(_ fixture: CodecManifest.Failing) throws {
     let path = CodecManifest.path(fixture.file)
     let format: ImageFormat = fixture.file.hasSuffix(".png") ? .png : .jpeg
-    let error = try #require(throws: ImageIOError.self, "\(fixture.about)") {
+    let error = try requireThrows(ImageIOError.self, "\(fixture.about)") {
       try MPImage(contentsOfFile: path)
     }
     #expect(error.path == path)
@@ -52,7 +52,7 @@ struct DecodingTests {
     }
     // From memory: the same error without a path.
     let bytes = try CodecManifest.bytes(fixture.file)
-    let inMemory = try #require(throws: ImageIOError.self) { try MPImage(encoded: bytes) }
+    let inMemory = try requireThrows(ImageIOError.self) { try MPImage(encoded: bytes) }
     #expect(inMemory.path == nil)
     #expect(
       String(describing: inMemory)
@@ -62,15 +62,15 @@ struct DecodingTests {
   }
 
   @Test func codecMessagesAreKept() throws {
-    let crc = try #require(throws: ImageIOError.self) {
+    let crc = try requireThrows(ImageIOError.self) {
       try MPImage(contentsOfFile: CodecManifest.path("png_bad_crc.png"))
     }
     #expect(crc.description.contains("CRC error"), "\(crc)")
-    let cut = try #require(throws: ImageIOError.self) {
+    let cut = try requireThrows(ImageIOError.self) {
       try JPEG.decode(CodecManifest.bytes("jpeg_truncated.jpg"))
     }
     #expect(cut == .truncated(format: .jpeg, message: "Premature end of JPEG file", path: nil))
-    let marker = try #require(throws: ImageIOError.self) {
+    let marker = try requireThrows(ImageIOError.self) {
       try JPEG.decode(CodecManifest.bytes("jpeg_cut_with_eoi.jpg"))
     }
     #expect(marker.description.contains("premature end of data segment"), "\(marker)")
@@ -79,9 +79,9 @@ struct DecodingTests {
   @Test func eachDecoderRefusesTheOtherFormat() throws {
     let png = try CodecManifest.bytes("png_rgb8.png")
     let jpeg = try CodecManifest.bytes("jpeg_baseline.jpg")
-    let notJPEG = try #require(throws: ImageIOError.self) { try JPEG.decode(png) }
+    let notJPEG = try requireThrows(ImageIOError.self) { try JPEG.decode(png) }
     #expect(notJPEG.description.contains("Not a JPEG file"), "\(notJPEG)")
-    let notPNG = try #require(throws: ImageIOError.self) { try PNG.decode(jpeg) }
+    let notPNG = try requireThrows(ImageIOError.self) { try PNG.decode(jpeg) }
     #expect(notPNG.description.contains("Not a PNG file"), "\(notPNG)")
     #expect(throws: ImageIOError.truncated(format: .png, message: "unexpected end of data", path: nil)) {
       try PNG.decode([])
@@ -111,20 +111,20 @@ struct DecodingTests {
 
   @Test func unknownFormatsAreNamed() throws {
     let gif = Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0]
-    let error = try #require(throws: ImageIOError.self) { try MPImage(encoded: gif) }
+    let error = try requireThrows(ImageIOError.self) { try MPImage(encoded: gif) }
     #expect(error == .unknownFormat(path: nil, leadingBytes: gif))
     #expect(
       error.description
         == "the data is not a PNG or JPEG image (it looks like a GIF file): it starts with "
         + "47 49 46 38 39 61 01 00; only PNG and JPEG are supported")
-    let text = try #require(throws: ImageIOError.self) { try MPImage(encoded: Array("hello".utf8)) }
+    let text = try requireThrows(ImageIOError.self) { try MPImage(encoded: Array("hello".utf8)) }
     #expect(
       text.description
         == "the data is not a PNG or JPEG image: it starts with 68 65 6C 6C 6F; only PNG and JPEG are supported")
-    let empty = try #require(throws: ImageIOError.self) { try MPImage(encoded: []) }
+    let empty = try requireThrows(ImageIOError.self) { try MPImage(encoded: []) }
     #expect(empty.description == "the data is empty: expected a PNG or JPEG image")
     let webp = Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)
-    let webpError = try #require(throws: ImageIOError.self) { try MPImage(encoded: webp) }
+    let webpError = try requireThrows(ImageIOError.self) { try MPImage(encoded: webp) }
     #expect(webpError.description.contains("WebP"))
   }
 
@@ -132,21 +132,21 @@ struct DecodingTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(UUID()).png").path
     try Data("not an image at all".utf8).write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
+    let error = try requireThrows(ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error.path == path)
     #expect(error.description.hasPrefix("'\(path)' is not a PNG or JPEG image"), "\(error)")
   }
 
   @Test func missingFileNamesThePath() throws {
     let path = "/nonexistent/visage/face.png"
-    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
+    let error = try requireThrows(ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error == .unreadableFile(path: path, reason: "No such file or directory"))
     #expect(error.description == "cannot read image file '\(path)': No such file or directory")
   }
 
   @Test func directoryIsNotAnImage() throws {
     let path = Fixtures.fixturePath("codecs")
-    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
+    let error = try requireThrows(ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error == .unreadableFile(path: path, reason: "Is a directory"))
   }
 
@@ -154,7 +154,7 @@ struct DecodingTests {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(UUID()).jpg").path
     try Data().write(to: URL(fileURLWithPath: path))
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
+    let error = try requireThrows(ImageIOError.self) { try MPImage(contentsOfFile: path) }
     #expect(error.description == "'\(path)' is empty: expected a PNG or JPEG image")
   }
 }

@@ -138,7 +138,7 @@ struct ExifManifest: Decodable {
 
   /// A little-endian block with its IFD0 offset replaced.
   static func withIFD0Offset(_ offset: [UInt8], _ block: [UInt8]) -> [UInt8] {
-    Array(block.prefix(4)) + offset + block.dropFirst(8)
+    Array(block.prefix(4)) + offset + Array(block.dropFirst(8))
   }
 
   @Test func malformedBlocksAreIgnored() {

@@ -27,7 +27,7 @@ import VisageTestSupport
     let magic = name.hasSuffix(".png") ? 8 : 3
     for length in Self.prefixLengths(bytes.count) {
       let prefix = Array(bytes[0..<length])
-      let error = try #require(throws: ImageIOError.self, "prefix of \(length) of \(bytes.count) bytes") {
+      let error = try requireThrows(ImageIOError.self, "prefix of \(length) of \(bytes.count) bytes") {
         try MPImage(encoded: prefix)
       }
       switch error {
@@ -76,14 +76,14 @@ import VisageTestSupport
       }
     }
     // At the limit the size is accepted; the missing image data is what fails.
-    let atLimit = try #require(throws: ImageIOError.self) { try PNG.decode(pngClaiming(width: limit, height: 1)) }
+    let atLimit = try requireThrows(ImageIOError.self) { try PNG.decode(pngClaiming(width: limit, height: 1)) }
     #expect(atLimit == .corrupt(format: .png, message: "Not enough image data", path: nil))
 
     // JPEG: patch the SOF of a real file to the largest size JPEG allows.
     var jpeg = try CodecManifest.bytes("jpeg_baseline.jpg")
     let sof = try #require((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
     jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: [0xFF, 0xDC, 0xFF, 0xDC])  // 65500 x 65500
-    let error = try #require(throws: ImageIOError.self) { try MPImage(encoded: jpeg) }
+    let error = try requireThrows(ImageIOError.self) { try MPImage(encoded: jpeg) }
     #expect(error == .tooLarge(format: .jpeg, width: 65500, height: 65500, path: nil))
     #expect(
       error.description == "JPEG data is 65500x65500 pixels, too large: each side must be at most "
@@ -94,7 +94,7 @@ import VisageTestSupport
   /// caller raises it: 9000 x 9000 is within each side's limit but past 2^26 pixels.
   @Test func totalPixelsAreCappedAndTheCapCanBeRaised() throws {
     let png = pngClaiming(width: 9000, height: 9000)
-    let error = try #require(throws: ImageIOError.self) { try PNG.decode(png) }
+    let error = try requireThrows(ImageIOError.self) { try PNG.decode(png) }
     #expect(
       error
         == .tooManyPixels(format: .png, width: 9000, height: 9000, limit: ImageLimits.defaultMaximumPixels, path: nil))
@@ -102,7 +102,7 @@ import VisageTestSupport
       error.description
         == "PNG data is 9000x9000 pixels, too large: the limit is 67108864 pixels (ImageLimits.maximumPixels)")
     // Raised, the header passes and the missing pixel data is what fails.
-    let raised = try #require(throws: ImageIOError.self) {
+    let raised = try requireThrows(ImageIOError.self) {
       try MPImage(encoded: png, limits: ImageLimits(maximumPixels: 81_000_000))
     }
     #expect(raised == .corrupt(format: .png, message: "Not enough image data", path: nil))
@@ -123,7 +123,7 @@ import VisageTestSupport
     defer { unlink(fifo) }
     #expect(throws: ImageIOError.unknownFormat(path: fifo, leadingBytes: [])) { try MPImage(contentsOfFile: fifo) }
     for path in ["/dev/zero", NSTemporaryDirectory()] {
-      let error = try #require(throws: ImageIOError.self) { try MPImage(contentsOfFile: path) }
+      let error = try requireThrows(ImageIOError.self) { try MPImage(contentsOfFile: path) }
       guard case .unreadableFile(path, _) = error else {
         Issue.record("\(path): \(error)")
         continue

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Visage
 import VisageImageIO
+import VisageTestSupport
 
 /// YUV4MPEG2 streams written byte by byte here, so every expected pixel follows from the
 /// YCbCr formulas: limited-range Y 16 is black and 235 white; Cb = Cr = 128 is gray.
@@ -111,7 +112,7 @@ import VisageImageIO
   ])
   func malformedFrameRatesAreCorrupt(_ field: String) throws {
     let path = try Self.file(Self.header("YUV4MPEG2 W4 H2 \(field)") + Self.grayFrame)
-    let error = try #require(throws: Y4MError.self) { try Y4MReader(contentsOfFile: path) }
+    let error = try requireThrows(Y4MError.self) { try Y4MReader(contentsOfFile: path) }
     #expect(error.description.contains("frame rate must be two positive integers"), "\(error)")
     let extreme = try Self.file(Self.header("YUV4MPEG2 W4 H2 F1:1000000000000000000") + Self.grayFrame)
     #expect(try Y4MReader(contentsOfFile: extreme).frameRate == 1e-18)
@@ -124,7 +125,7 @@ import VisageImageIO
     let frame = try Self.file(
       Self.header("YUV4MPEG2 W4 H2") + Self.header("FRAME " + long) + Array(Self.grayFrame.dropFirst(6)))
     let reader = try Y4MReader(contentsOfFile: frame)
-    let error = try #require(throws: Y4MError.self) { try reader.nextFrame() }
+    let error = try requireThrows(Y4MError.self) { try reader.nextFrame() }
     #expect(error.description.contains("frame 0's FRAME line is longer than 4096 bytes"), "\(error)")
     let header = try Self.file(Self.header("YUV4MPEG2 W4 H2 " + long) + Self.grayFrame)
     #expect(throws: Y4MError.corrupt(source: "'\(header)'", message: "the stream header is longer than 4096 bytes")) {
@@ -139,7 +140,7 @@ import VisageImageIO
   /// The same pixel limit as PNG and JPEG, `ImageLimits.maximumPixels`, raised by an option.
   @Test func framesAreBoundedByTheImageLimits() throws {
     let path = try Self.file(Self.header("YUV4MPEG2 W9000 H9000 Cmono"))
-    let error = try #require(throws: Y4MError.self) { try Y4MReader(contentsOfFile: path) }
+    let error = try requireThrows(Y4MError.self) { try Y4MReader(contentsOfFile: path) }
     #expect(
       error.description.contains("at most 32768 a side and 67108864 pixels (ImageLimits.maximumPixels)"), "\(error)")
     let raised = try Y4MReader(contentsOfFile: path, limits: ImageLimits(maximumPixels: 81_000_000))

@@ -117,7 +117,7 @@ import VisageTestSupport
   /// by an error that names the limit.
   @Test func shapesPastTheTensorLimitAreRefused() throws {
     let header = "{'descr': '<f4', 'fortran_order': False, 'shape': (\(Interpreter.maximumTensorCount + 1),), }"
-    let error = try #require(throws: RuntimeError.self) { try Tensor(npy: Self.npy(header: header)) }
+    let error = try requireThrows(RuntimeError.self) { try Tensor(npy: Self.npy(header: header)) }
     #expect(error.description.contains("limit of \(Interpreter.maximumTensorCount) values"), "\(error)")
   }
 

@@ -46,7 +46,8 @@ import VisageService
         ))
     #expect(json.description.hasSuffix(#""rotation": 0.0}]}"#))
     // Without the picture's size there is no rotation.
-    #expect(!(try OrderedJSONEncoder().encode(Self.detection).description.contains("rotation")))
+    let encoded = try OrderedJSONEncoder().encode(Self.detection).description
+    #expect(!encoded.contains("rotation"))
     try Self.agreesWithJSONEncoder(Self.detection, userInfo: [.visageResultEncoding: options])
   }
 

@@ -29,7 +29,8 @@ typealias Builtin = TinyModel.Builtin
     #expect(interpreter.inputShapes == [[2, 3]])
     let x = try Tensor(shape: [2, 3], values: [0, 1, 2, -3, 4, -0.25])
     let y = try interpreter.run([x])
-    #expect(y == [try Tensor(shape: [2, 3], values: [1, 0, 2.5, 0, 2, 0.25])])
+    let expected = try Tensor(shape: [2, 3], values: [1, 0, 2.5, 0, 2, 0.25])
+    #expect(y == [expected])
   }
 
   @Test(arguments: Implementation.allCases)
@@ -167,7 +168,7 @@ typealias Builtin = TinyModel.Builtin
       inputs: [0], outputs: [4],
       operators: (0..<4).map { OpSpec(opcodeIndex: 0, inputs: [Int32($0)], outputs: [Int32($0 + 1)]) })
     let model = try TFLiteModel(bytes: tiny.bytes)
-    let error = try #require(throws: TFLiteError.self) {
+    let error = try requireThrows(TFLiteError.self) {
       try Interpreter(model: model, implementation: .reference, preservingAllTensors: true)
     }
     #expect(error.description.contains("activations need"), "\(error)")
@@ -376,7 +377,7 @@ typealias Builtin = TinyModel.Builtin
 func expectLoadError(
   _ bytes: [UInt8], label: String = "", sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> TFLiteError {
-  let error = try #require(throws: TFLiteError.self, "\(label)", sourceLocation: sourceLocation) {
+  let error = try requireThrows(TFLiteError.self, "\(label)", sourceLocation: sourceLocation) {
     _ = try TFLiteModel(bytes: bytes)
   }
   #expect(!error.description.isEmpty, sourceLocation: sourceLocation)
@@ -390,7 +391,7 @@ func expectGraphError(
 ) throws -> TFLiteError {
   var last: TFLiteError?
   for implementation in Implementation.allCases {
-    let error = try #require(throws: TFLiteError.self, "\(implementation)", sourceLocation: sourceLocation) {
+    let error = try requireThrows(TFLiteError.self, "\(implementation)", sourceLocation: sourceLocation) {
       _ = try Interpreter(model: model, implementation: implementation)
     }
     guard case .invalidGraph = error else {

@@ -36,7 +36,7 @@ import VisageTestSupport
     let start = try #require(firstOffset(of: Array(blendshapes[0..<64]), in: bytes))
     bytes[start + blendshapes.count / 2] ^= 0x5A
     let damaged = try TaskBundle(bytes: bytes)
-    let error = try #require(throws: TFLiteError.self) { try damaged.data(named: "face_blendshapes.tflite") }
+    let error = try requireThrows(TFLiteError.self) { try damaged.data(named: "face_blendshapes.tflite") }
     guard case .invalidBundle(let reason) = error else {
       Issue.record("expected .invalidBundle, got \(error)")
       return
@@ -47,7 +47,7 @@ import VisageTestSupport
 
   @Test func missingEntryListsTheNames() throws {
     let bundle = try TaskBundle(bytes: Fixtures.taskBundleBytes())
-    let error = try #require(throws: TFLiteError.self) { try bundle.data(named: "face_mesh.tflite") }
+    let error = try requireThrows(TFLiteError.self) { try bundle.data(named: "face_mesh.tflite") }
     #expect(error == .missingEntry(name: "face_mesh.tflite", available: Fixtures.taskBundleEntries))
     for name in Fixtures.taskBundleEntries {
       #expect(error.description.contains(name))
@@ -106,7 +106,7 @@ import VisageTestSupport
     let bundle = try TaskBundle(bytes: archive)
     #expect(bundle.entryNames == ["stored.txt", "packed.tflite"])
     #expect(try bundle.data(named: "stored.txt") == payload)
-    let error = try #require(throws: TFLiteError.self) { try bundle.data(named: "packed.tflite") }
+    let error = try requireThrows(TFLiteError.self) { try bundle.data(named: "packed.tflite") }
     guard case .invalidBundle(let reason) = error else {
       Issue.record("expected .invalidBundle, got \(error)")
       return
@@ -143,13 +143,13 @@ import VisageTestSupport
   @Test func modelSourceReadsBundleEntriesAndExplainsABareTaskPath() throws {
     let model = try ModelSource.model(at: BundledModel.faceDetector.reference)
     #expect(model.graph.nodes.count > 10)
-    let error = try #require(throws: TFLiteError.self) { try ModelSource.model(at: BundledModel.taskBundlePath) }
+    let error = try requireThrows(TFLiteError.self) { try ModelSource.model(at: BundledModel.taskBundlePath) }
     guard case .missingEntry(_, let available) = error else {
       Issue.record("expected .missingEntry, got \(error)")
       return
     }
     #expect(available == Fixtures.taskBundleEntries)
-    let missing = try #require(throws: TFLiteError.self) {
+    let missing = try requireThrows(TFLiteError.self) {
       try ModelSource.model(at: Fixtures.weightsPath("no_such_model.tflite"))
     }
     #expect(missing == .unreadableFile(path: Fixtures.weightsPath("no_such_model.tflite")))

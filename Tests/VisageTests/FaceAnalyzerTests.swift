@@ -352,7 +352,9 @@ import VisageTestSupport
   }
 
   static func signedArea(_ polygon: [CGPoint]) -> CGFloat {
-    zip(polygon, polygon.dropFirst() + [polygon[0]]).map { $0.x * $1.y - $1.x * $0.y }.reduce(0, +) / 2
+    let next: [CGPoint] = Array(polygon.dropFirst()) + [polygon[0]]
+    let crosses: [CGFloat] = zip(polygon, next).map { a, b in a.x * b.y - b.x * a.y }
+    return crosses.reduce(0, +) / 2
   }
 
   static func inside(_ p: CGPoint, _ polygon: [CGPoint]) -> Bool {

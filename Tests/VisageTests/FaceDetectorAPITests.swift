@@ -83,7 +83,7 @@ struct FaceDetectorAPITests {
     #expect(result.detections.count == 1)
     #expect((result.detections.first?.facePresence ?? 0) > 0.9)
     options.baseOptions.modelAssetPath = FullRangeTests.fullRangePath
-    let error = try #require(throws: VisionTaskError.self) { try FaceDetector(options: options) }
+    let error = try requireThrows(VisionTaskError.self) { try FaceDetector(options: options) }
     #expect("\(error)".contains("landmarksModelAssetPath"))
     options.landmarksModelAssetPath = BundledModel.taskBundlePath
     #expect(try FaceDetector(options: options).detect(image: Self.astronaut).detections.count == 1)
@@ -100,11 +100,11 @@ struct FaceDetectorAPITests {
 
   @Test func badModelsAreClearErrors() throws {
     let missing = "/nonexistent/model.tflite"
-    let error = try #require(throws: VisionTaskError.self) { try FaceDetector(modelPath: missing) }
+    let error = try requireThrows(VisionTaskError.self) { try FaceDetector(modelPath: missing) }
     #expect("\(error)".contains(missing))
     // The landmark model loads but is not a detector.
     let landmarks = BundledModel.faceLandmarksDetector.reference
-    let wrong = try #require(throws: VisionTaskError.self) { try FaceDetector(modelPath: landmarks) }
+    let wrong = try requireThrows(VisionTaskError.self) { try FaceDetector(modelPath: landmarks) }
     #expect("\(wrong)".contains("[1, 256, 256, 3]"))
     // A truncated detector.
     let bytes = try Fixtures.bytes(atPath: FullRangeTests.fullRangePath)
@@ -149,7 +149,7 @@ struct FaceDetectorAPITests {
       received.mutate { $0.append(timestamp) }
     }
     var detector: FaceDetector? = try FaceDetector(options: options)
-    weak let released = detector
+    weak var released = detector
     try detector?.detectAsync(image: Self.astronaut, timestampInMilliseconds: 0)
     started.wait()
     try detector?.detectAsync(image: Self.astronaut, timestampInMilliseconds: 33)

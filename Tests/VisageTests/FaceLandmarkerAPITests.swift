@@ -80,7 +80,7 @@ struct FaceLandmarkerAPITests {
   }
 
   @Test func badBundlesAreClearErrors() throws {
-    let missing = try #require(throws: VisionTaskError.self) { try FaceLandmarker(modelPath: "/nonexistent/face.task") }
+    let missing = try requireThrows(VisionTaskError.self) { try FaceLandmarker(modelPath: "/nonexistent/face.task") }
     #expect("\(missing)".contains("/nonexistent/face.task"))
     #expect(throws: VisionTaskError.self) { try FaceLandmarker(modelPath: "") }
     // A plain .tflite is not a bundle.
@@ -91,7 +91,7 @@ struct FaceLandmarkerAPITests {
     var options = Self.options()
     options.baseOptions.modelAssetPath = bundle
     options.outputFaceBlendshapes = true
-    let noBlendshapes = try #require(throws: VisionTaskError.self) { try FaceLandmarker(options: options) }
+    let noBlendshapes = try requireThrows(VisionTaskError.self) { try FaceLandmarker(options: options) }
     #expect("\(noBlendshapes)".contains("face_blendshapes.tflite"))
     // Without the geometry metadata there can be no transformation matrices.
     options.baseOptions.modelAssetPath = try TaskBundleFixture.write(dropping: [

@@ -39,7 +39,8 @@ import VisageTestSupport
     let found = try FaceDetector(modelPath: Self.fullRangePath).detect(image: image).detections
     #expect(found.count == 1)
     // MediaPipe's short-range box for the same face is (177, 82, 95, 95).
-    #expect(iou(try #require(found.first).boundingBox, [177, 82, 95, 95]) > 0.6)
+    let first = try #require(found.first)
+    #expect(iou(first.boundingBox, [177, 82, 95, 95]) > 0.6)
   }
 
   /// With `faceDetectorModelAssetPath` set to the full-range model, the landmarker gives

@@ -58,7 +58,7 @@ import VisageTestSupport
     var worst: Float = 0
     for (vertex, landmark) in zip(mesh, landmarks) {
       let m = matrix.rowMajor
-      let camera = (0..<3).map { r in
+      let camera: [Float] = (0..<3).map { (r: Int) -> Float in
         m[4 * r] * vertex.x + m[4 * r + 1] * vertex.y + m[4 * r + 2] * vertex.z + m[4 * r + 3]
       }
       // Camera space: x right, y up, the face at negative z.

@@ -43,7 +43,7 @@ struct TaskRunnerTests {
     }
     // Only the live-stream queue holds the callback, so the token goes when the queue does.
     var token: Token? = Token()
-    weak let queue = token
+    weak var queue = token
     owner?.runner?.startLiveStream(label: "test", owner: owner!) { [token] _, outcome, timestamp in
       _ = token
       #expect((try? outcome.get()) == timestamp)
@@ -54,7 +54,7 @@ struct TaskRunnerTests {
     started.wait()
     // Handing a frame over while another is being processed does not wait for it.
     try owner?.runner?.submit(Self.pixel, timestamp: 33, method: "detectAsync")
-    weak let released = owner
+    weak var released = owner
     owner = nil
     gate.signal()
     // The runner and its queue go once the drain loop has let frame 33 go.
