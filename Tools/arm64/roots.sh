@@ -1,0 +1,135 @@
+# Sourced by the Tools/arm64 scripts: the two Debian trixie roots the arm64 build uses, made
+# once and kept outside the work tree (docs/platforms.md), and the way into them.
+#
+#   $cache/amd64  Swift 6.0.3 (Debian's swiftlang) running natively, which cross-compiles;
+#                 also the source of qemu-user 10, a static binary
+#   $cache/arm64  the same Swift's arm64 runtime, Foundation and XCTest, and the C libraries:
+#                 the sysroot of the cross build and the root the arm64 programs run in
+#
+# Why cross-compile: Swift 6.0.3 itself under emulation took about 25 minutes for four of the
+# package's modules (debug); natively it builds the whole package for arm64 in minutes.
+# Why trixie's qemu: bookworm's 7.2 hung a forked compiler driver; 10.0 did not.
+# Everything comes from Debian's registry. Needs root: mmdebstrap, chroot, mount, binfmt_misc.
+
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cache=${VISAGE_ARM64_CACHE:-/var/cache/visage-arm64}
+build_root=$cache/amd64
+target_root=$cache/arm64
+# Where the target root appears inside the build root.
+sysroot=/opt/arm64
+scratch=$repo/.build-arm64
+suite=trixie
+mirror=${VISAGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+# The packages of each root; a root whose list differs from its stamp is made anew.
+build_packages=swiftlang,libc6-dev,libstdc++-14-dev,lld,pkg-config,git,ca-certificates,qemu-user
+build_packages+=,libopenblas-dev,libpng-dev,libjpeg62-turbo-dev,libdeflate-dev
+target_packages=swiftlang,libc6-dev,libstdc++-14-dev,libopenblas-dev,libpng-dev,libjpeg62-turbo-dev,libdeflate-dev
+
+now() { date +%s; }
+say() { printf '== arm64: %s\n' "$*" >&2; }
+
+# Installs what the host needs to make the roots (mmdebstrap), once.
+host_tools() {
+  dpkg -s mmdebstrap >/dev/null 2>&1 && return
+  say "installing mmdebstrap"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null
+}
+
+# make_root DIR ARCH PACKAGES: a trixie root of ARCH with PACKAGES, unless DIR already is one.
+make_root() {
+  local dir=$1 arch=$2 packages=$3
+  if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$arch $packages" ]; then return; fi
+  host_tools
+  say "making the $arch root in $dir (Debian $suite; a few minutes, once)"
+  local start
+  start=$(now)
+  rm -rf "$dir" "$dir.tmp"
+  mkdir -p "$(dirname "$dir")"
+  mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" "$suite" "$dir.tmp" "$mirror" >&2
+  echo "$arch $packages" >"$dir.tmp/.visage-packages"
+  mv "$dir.tmp" "$dir"
+  say "the $arch root took $(($(now) - start)) s"
+}
+
+# Registers trixie's qemu-aarch64 (static) for AArch64 binaries with the F flag, so that it
+# runs them inside a chroot too, and disables any other aarch64 entry (bookworm's 7.2).
+register_qemu() {
+  local misc=/proc/sys/fs/binfmt_misc
+  [ -f "$misc/register" ] || mount -t binfmt_misc binfmt_misc "$misc"
+  local qemu=$cache/qemu-aarch64
+  cmp -s "$build_root/usr/bin/qemu-aarch64" "$qemu" || cp "$build_root/usr/bin/qemu-aarch64" "$qemu"
+  local magic='7f454c460201010000000000000000000200b700'
+  for entry in "$misc"/*; do
+    case $(basename "$entry") in register | status | visage-aarch64) continue ;; esac
+    if grep -q "^enabled" "$entry" && grep -q "magic $magic" "$entry"; then echo 0 >"$entry"; fi
+  done
+  if [ -f "$misc/visage-aarch64" ] && grep -q "interpreter $qemu" "$misc/visage-aarch64"; then return; fi
+  [ -f "$misc/visage-aarch64" ] && echo -1 >"$misc/visage-aarch64"
+  printf '%s' ':visage-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:'\
+'\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:'"$qemu"':FP' >"$misc/register"
+}
+
+# Makes the target root's absolute links under /usr relative: Debian's alternatives (cblas.h,
+# openblas.pc, libblas.so) point through /etc/alternatives, which from the build root, where
+# the target root is the sysroot, would be the build root's own. Each link is resolved inside
+# the target root, hop by hop.
+relative_links() {
+  local link target hop
+  while IFS= read -r -d '' link; do
+    target=$link
+    while [ -L "$target" ]; do
+      hop=$(readlink "$target")
+      case $hop in /*) target=$target_root$hop ;; *) target=$(dirname "$target")/$hop ;; esac
+    done
+    [ -e "$target" ] && ln -sfn "$(realpath --relative-to="$(dirname "$link")" "$target")" "$link"
+  done < <(find "$target_root/usr" -type l -lname '/*' -print0)
+  touch "$target_root/.visage-relative-links"
+}
+
+# Both roots, qemu registered, the pkg-config folder: what every script needs first.
+roots() {
+  [ "$(id -u)" -eq 0 ] || { echo "Tools/arm64 needs root (chroot, mount, binfmt_misc)" >&2; exit 1; }
+  make_root "$build_root" amd64 "$build_packages"
+  register_qemu
+  make_root "$target_root" arm64 "$target_packages"
+  [ -f "$target_root/.visage-relative-links" ] || relative_links
+  # SwiftPM in the build root reads the packages as the host does: the host's git address
+  # rewrites (the local package mirror) copied in.
+  local config=$build_root/etc/gitconfig
+  rm -f "$config"
+  git config --file "$config" --add safe.directory '*'
+  git config --system --get-regexp '^url\..*\.insteadof$' 2>/dev/null | while read -r key value; do
+    git config --file "$config" --add "$key" "$value"
+  done
+}
+
+# The environment the programs in a root see: only these variables are passed in.
+passed_variables=(VISAGE_MAX_ISA VISAGE_WEIGHTS VISAGE_TILE_ROWS VISAGE_STRESS_SECONDS VISAGE_FLIP_CHUNKS)
+
+# in_root ROOT COMMAND: runs COMMAND (a bash script) in ROOT with /proc, /dev, the work tree
+# at its own path and, in the build root, the package mirror and the target root; in a
+# private mount namespace, so nothing stays mounted afterwards.
+in_root() {
+  local root=$1 command=$2
+  local mounts="mount -t proc proc '$root/proc' && mount --rbind /dev '$root/dev'"
+  mounts+=" && mkdir -p '$root$repo' && mount --bind '$repo' '$root$repo'"
+  if [ "$root" = "$build_root" ]; then
+    mounts+=" && mkdir -p '$root$sysroot' && mount --bind '$target_root' '$root$sysroot'"
+    if [ -d /opt/swift-packages ]; then
+      mounts+=" && mkdir -p '$root/opt/swift-packages' && mount --bind /opt/swift-packages '$root/opt/swift-packages'"
+    fi
+  fi
+  cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+  local environment=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8)
+  local name
+  for name in "${passed_variables[@]}"; do
+    [ -n "${!name:-}" ] && environment+=("$name=${!name}")
+  done
+  # shellcheck disable=SC2016
+  unshare --mount --propagation private bash -c "$mounts"' && exec chroot "$0" /usr/bin/env -i "${@:2}" /bin/bash -c "$1"' \
+    "$root" "$command" "${environment[@]}"
+}
