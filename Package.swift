@@ -10,20 +10,22 @@ import PackageDescription
 // multiply-add) and other architectures build but never pick. The copies define VISAGE_FMA:
 // their dot products fuse each multiply-add (FloatVector.swift), while the baseline stays
 // bit-identical to TFLite's reference kernels. The fused copy needs no unsafe flags, so an
-// app for arm64 gets it whatever machine builds it. `#if` here tests the machine that builds:
-// a cross build from x86-64 Linux with this manifest would get the AVX copies and fail;
-// Tools/arm64 cross-builds with Swift 6.0, which reads Package@swift-6.0.swift.
+// app for arm64 gets it whatever machine builds it. `#if` here tests the machine that builds,
+// so a cross build from x86-64 Linux to another architecture names its target with
+// VISAGE_TARGET_ARCH (Tools/arm64 sets `arm64`), and gets the fused copy.
 // These copies must stay pointer-and-SIMD code with no arrays or other generic
 // standard-library types: generic code specialized in two copies becomes a weak symbol
 // the linker keeps once, and the baseline path could then run AVX-512 instructions.
 // `.ci/check-isa-symbols` checks that with `nm`.
 #if arch(x86_64) && os(Linux)
-  let instructionSetCopies: [(name: String, cpu: String?)] = [
-    ("VisageMicroKernelsAVX2", "haswell"), ("VisageMicroKernelsAVX512", "skylake-avx512"),
-  ]
+  let targetsX86Linux = (Context.environment["VISAGE_TARGET_ARCH"] ?? "x86_64") == "x86_64"
 #else
-  let instructionSetCopies: [(name: String, cpu: String?)] = [("VisageMicroKernelsFMA", nil)]
+  let targetsX86Linux = false
 #endif
+let instructionSetCopies: [(name: String, cpu: String?)] =
+  targetsX86Linux
+  ? [("VisageMicroKernelsAVX2", "haswell"), ("VisageMicroKernelsAVX512", "skylake-avx512")]
+  : [("VisageMicroKernelsFMA", nil)]
 
 // Platforms with no ImageIO, where VisageImageIO decodes with libpng and libjpeg-turbo.
 let nonApple: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]

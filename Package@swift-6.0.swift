@@ -13,9 +13,7 @@ import PackageDescription
 // multiply-add) and other architectures build but never pick. The copies define VISAGE_FMA:
 // their dot products fuse each multiply-add (FloatVector.swift), while the baseline stays
 // bit-identical to TFLite's reference kernels. The fused copy needs no unsafe flags, so an
-// app for arm64 gets it whatever machine builds it. `#if` here tests the machine that builds:
-// a cross build from x86-64 Linux with this manifest would get the AVX copies and fail;
-// Tools/arm64 cross-builds with Swift 6.0, which reads Package@swift-6.0.swift.
+// app for arm64 gets it whatever machine builds it.
 // These copies must stay pointer-and-SIMD code with no arrays or other generic
 // standard-library types: generic code specialized in two copies becomes a weak symbol
 // the linker keeps once, and the baseline path could then run AVX-512 instructions.

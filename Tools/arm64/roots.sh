@@ -15,18 +15,21 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cache=${VISAGE_ARM64_CACHE:-/var/cache/visage-arm64}
-build_root=$cache/amd64
-target_root=$cache/arm64
+# trixie (Debian 13) has Swift 6.0.3: the library, the command line and the tests. sid has
+# 6.2.3, which visage-server's dependencies need (Tools/arm64/server sets it).
+suite=${VISAGE_ARM64_SUITE:-trixie}
+build_root=$cache/$suite-amd64
+target_root=$cache/$suite-arm64
 # Where the target root appears inside the build root.
 sysroot=/opt/arm64
 scratch=$repo/.build-arm64
-suite=trixie
+[ "$suite" = trixie ] || scratch=$repo/.build-arm64-$suite
 mirror=${VISAGE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 # The packages of each root; a root whose list differs from its stamp is made anew.
-build_packages=swiftlang,libc6-dev,libstdc++-14-dev,lld,pkg-config,git,ca-certificates,qemu-user
+build_packages=swiftlang,libc6-dev,g++,lld,pkg-config,git,ca-certificates,qemu-user
 build_packages+=,libopenblas-dev,libpng-dev,libjpeg62-turbo-dev,libdeflate-dev
-target_packages=swiftlang,libc6-dev,libstdc++-14-dev,libopenblas-dev,libpng-dev,libjpeg62-turbo-dev,libdeflate-dev
+target_packages=swiftlang,libc6-dev,g++,libopenblas-dev,libpng-dev,libjpeg62-turbo-dev,libdeflate-dev
 
 now() { date +%s; }
 say() { printf '== arm64: %s\n' "$*" >&2; }
@@ -49,7 +52,9 @@ make_root() {
   start=$(now)
   rm -rf "$dir" "$dir.tmp"
   mkdir -p "$(dirname "$dir")"
-  mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" "$suite" "$dir.tmp" "$mirror" >&2
+  # sid's Release file carries a Valid-Until date that a registry snapshot may have passed.
+  mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" \
+    --aptopt='Acquire::Check-Valid-Until "false"' "$suite" "$dir.tmp" "$mirror" >&2
   echo "$arch $packages" >"$dir.tmp/.visage-packages"
   mv "$dir.tmp" "$dir"
   say "the $arch root took $(($(now) - start)) s"
@@ -61,7 +66,8 @@ register_qemu() {
   local misc=/proc/sys/fs/binfmt_misc
   [ -f "$misc/register" ] || mount -t binfmt_misc binfmt_misc "$misc"
   local qemu=$cache/qemu-aarch64
-  cmp -s "$build_root/usr/bin/qemu-aarch64" "$qemu" || cp "$build_root/usr/bin/qemu-aarch64" "$qemu"
+  # Copied once: the registered file stays open in the kernel (F), and programs may be running.
+  [ -x "$qemu" ] || cp "$build_root/usr/bin/qemu-aarch64" "$qemu"
   local magic='7f454c460201010000000000000000000200b700'
   for entry in "$misc"/*; do
     case $(basename "$entry") in register | status | visage-aarch64) continue ;; esac
@@ -132,4 +138,35 @@ in_root() {
   # shellcheck disable=SC2016
   unshare --mount --propagation private bash -c "$mounts"' && exec chroot "$0" /usr/bin/env -i "${@:2}" /bin/bash -c "$1"' \
     "$root" "$command" "${environment[@]}"
+}
+
+# cross_build SCRATCH ARGUMENTS: `swift build -c release ARGUMENTS` for arm64 in the build root,
+# into SCRATCH. SwiftPM's cross-compilation destination: the arm64 root as the SDK, its Swift resources
+# (standard library, Foundation, XCTest, Testing, the glibc module map), lld, and a run path
+# at which the arm64 root has the Swift runtime.
+cross_build() {
+  local scratch=$1
+  shift
+  mkdir -p "$scratch"
+  cat >"$scratch/destination.json" <<JSON
+{
+  "version": 1,
+  "sdk": "$sysroot",
+  "toolchain-bin-dir": "/usr/libexec/swift/bin",
+  "target": "aarch64-unknown-linux-gnu",
+  "extra-cc-flags": [],
+  "extra-swiftc-flags": [
+    "-sdk", "$sysroot", "-resource-dir", "$sysroot/usr/libexec/swift/lib/swift", "-use-ld=lld",
+    "-no-toolchain-stdlib-rpath", "-Xlinker", "-rpath", "-Xlinker", "/usr/libexec/swift/lib/swift/linux"
+  ],
+  "extra-cpp-flags": []
+}
+JSON
+
+  local start arguments
+  start=$(now)
+  arguments=$(printf ' %q' "$@")
+  in_root "$build_root" "cd '$repo' && VISAGE_TARGET_ARCH=arm64 swift build -c release --scratch-path '$scratch' \
+  --destination '$scratch/destination.json' --pkg-config-path '$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig' $arguments"
+  say "the cross build took $(($(now) - start)) s"
 }
