@@ -7,7 +7,7 @@ import VisageTestSupport
 /// The command-line contract (`docs/cli.md`) as scripts see it: JSON Lines in
 /// input order, an error line and exit status 1 for a bad input with the batch going on,
 /// exit status 2 for usage errors, streams on stdin.
-@Suite(.timeLimit(.minutes(5))) struct CommandLineContractTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct CommandLineContractTests {
   static let astronaut = "Tests/Fixtures/images/astronaut.png"
   static let pan = (0..<6).map { String(format: "Tests/Fixtures/landmarker/frames/pan/%03d.jpg", $0) }
 

@@ -8,7 +8,7 @@ import VisageTestSupport
 /// `Tools/make_exif_fixtures.py`): every input is turned upright as a viewer shows it, so a
 /// photo stored sideways gives the positions of the upright photo; the line says what was
 /// applied; `--ignore-exif` works on the stored pixels.
-@Suite(.timeLimit(.minutes(5))) struct ExifOrientationCLITests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct ExifOrientationCLITests {
   static func path(_ name: String) -> String { "Tests/Fixtures/exif/" + name }
 
   static func onlyLine(_ arguments: [String], stdin: Data = Data()) throws -> [String: Any] {

@@ -4,7 +4,7 @@ import VisageTestSupport
 
 /// File names that are not UTF-8 (issue 47, item 3): Linux allows them, and they used to be
 /// opened by their U+FFFD decoding ("No such file or directory").
-@Suite(.timeLimit(.minutes(2))) struct FileNameTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct FileNameTests {
   /// The file named by the bytes is opened, its `source` keeps them as `\udcXX`, and a name
   /// holding U+FFFD itself is told apart from one that decodes to it.
   @Test func namesThatAreNotUTF8AreOpenedByTheirBytes() throws {

@@ -6,7 +6,7 @@ import VisageTestSupport
 
 /// Inputs that are not what they claim: special files, empty lists, loose `.npy` files, long
 /// FRAME lines, and sizes past the stated limits. Each fails cleanly, at once.
-@Suite(.timeLimit(.minutes(5))) struct InputSafetyTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct InputSafetyTests {
   static let astronaut = CommandLineContractTests.astronaut
 
   /// A fresh temporary folder, removed by the caller.

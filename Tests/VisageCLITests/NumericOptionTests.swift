@@ -5,7 +5,7 @@ import VisageTestSupport
 /// Numbers on the command line and in stream headers: every value is either usable or
 /// refused with a clear error, never a trap (frame rates once ended in SIGILL, exit status
 /// 132, through timestamps that overflowed).
-@Suite(.timeLimit(.minutes(5))) struct NumericOptionTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct NumericOptionTests {
   static let astronaut = CommandLineContractTests.astronaut
 
   /// A tiny 4:4:4 stream of `frames` gray 4x2 frames with the header's `F` field as given.

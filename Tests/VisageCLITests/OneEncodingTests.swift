@@ -8,7 +8,7 @@ import VisageTestSupport
 /// The command line's lines come from the library results' one encoding (`ImageReport` over
 /// the types' `Encodable` conformances), which visage-server's responses use too: a line is
 /// byte for byte what that encoding gives for the same task's result in this process.
-@Suite(.timeLimit(.minutes(2))) struct OneEncodingTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct OneEncodingTests {
   static let path = "Tests/Fixtures/images/astronaut.png"
 
   static func expected(_ result: some Encodable, outputs: LandmarkerOutputs = LandmarkerOutputs()) throws -> String {

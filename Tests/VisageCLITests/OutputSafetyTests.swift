@@ -6,7 +6,7 @@ import VisageTestSupport
 
 /// No silent loss and no clobbering: results that cannot be written make the run fail, and
 /// `--annotate` writes only regular files, never through a link or onto a device.
-@Suite(.timeLimit(.minutes(5))) struct OutputSafetyTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct OutputSafetyTests {
   static let astronaut = CommandLineContractTests.astronaut
 
   /// A fresh temporary folder.

@@ -5,7 +5,7 @@ import VisageTestSupport
 /// An image on standard input or on a pipe given as a path (issue 47, item 6): `cat a.png |
 /// visage detect -` used to be read as YUV4MPEG2, and `<(cat a.png)` was refused as not a
 /// regular file.
-@Suite(.timeLimit(.minutes(2))) struct PipedImageTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct PipedImageTests {
   static let png = "Tests/Fixtures/images/astronaut.png"
   static let jpeg = "Tests/Fixtures/landmarker/frames/pan/000.jpg"
 

@@ -4,7 +4,7 @@ import VisageTestSupport
 
 /// `--input-format jsonl`: encoded images as JSON Lines, the way a batch engine hands image
 /// bytes to the tool through standard input.
-@Suite(.timeLimit(.minutes(5))) struct RecordInputTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct RecordInputTests {
   static let images = [
     "Tests/Fixtures/images/astronaut.png", "Tests/Fixtures/images/camera.png",
     "Tests/Fixtures/detector/images/multiface_800x600.jpg",

@@ -5,7 +5,7 @@ import VisageTestSupport
 /// Issue 47's defects of the command line, each as a new user hit it: a folder given as a file
 /// of lines, bad `VISAGE_*` variables, negative numbers, and errors naming the library's option
 /// names rather than the flags typed.
-@Suite(.timeLimit(.minutes(2))) struct RoughEdgesTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct RoughEdgesTests {
   static let photo = "Tests/Fixtures/images/astronaut.png"
 
   /// A folder as the jsonl file, as standard input, or as `--paths-from` is refused (status 1),
@@ -22,11 +22,19 @@ import VisageTestSupport
     #expect(piped.status == 1 && piped.stderr.contains("standard input is a folder"), "\(piped.stderr)")
   }
 
+  /// The `VISAGE_MAX_ISA` levels this architecture has, as the message lists them. (Joined with
+  /// `+` below: an interpolation in `@Test(arguments:)` crashes Swift 6.0's type checker.)
+  #if arch(arm64)
+    static let levelNames = "baseline or neonfma"
+  #else
+    static let levelNames = "baseline, avx2 or avx512"
+  #endif
+
   /// A bad tuning variable is a usage error with its name and the values allowed, never a
   /// stop with a backtrace (SIGILL, status 132).
   @Test(arguments: [
     ("VISAGE_TILE_ROWS=3", "VISAGE_TILE_ROWS is \"3\"; it must be 8, 6, 4 or 2"),
-    ("VISAGE_MAX_ISA=avx9", "VISAGE_MAX_ISA is \"avx9\"; it must be baseline, avx2 or avx512"),
+    ("VISAGE_MAX_ISA=avx9", "VISAGE_MAX_ISA is \"avx9\"; it must be " + levelNames),
     ("VISAGE_SEARCH_PROGRESS_AFTER=soon", "VISAGE_SEARCH_PROGRESS_AFTER is \"soon\""),
     ("VISAGE_WEIGHTS=/nonexistent", "VISAGE_WEIGHTS is \"/nonexistent\", which is not a folder"),
   ])
@@ -67,7 +75,7 @@ import VisageTestSupport
 
 /// Annotation paths: a folder with one input, names for sources that name no file, and a
 /// file named for another format.
-@Suite(.timeLimit(.minutes(2))) struct AnnotationPathTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct AnnotationPathTests {
   @Test func aFolderTakesTheAnnotationOfOneInput() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-annotate-\(getpid())").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -87,7 +95,7 @@ import VisageTestSupport
 
 /// Smaller rough edges: a bench image that cannot be read fails before any timing, and a
 /// bare .tflite given where a .task bundle belongs says so.
-@Suite(.timeLimit(.minutes(2))) struct EarlyAndClearFailureTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct EarlyAndClearFailureTests {
   @Test func benchRefusesAMissingImageBeforeTiming() throws {
     let run = try CLI.run(["bench", "--image", "/nonexistent.png", "--iterations", "1", "--warmup", "0"])
     #expect(run.status == 1 && run.stdout.isEmpty, "\(run.status): \(run.stdout)")
@@ -96,7 +104,7 @@ import VisageTestSupport
 
 /// A record's base64 is read strictly: base64url's `-` (which used to be skipped, decoding a
 /// JPEG into wrong pixels with exit status 0) is refused with its offset.
-@Suite(.timeLimit(.minutes(2))) struct StrictRecordTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct StrictRecordTests {
   @Test func aCharacterOutsideTheAlphabetIsNamed() throws {
     let bytes = try Data(contentsOf: URL(fileURLWithPath: Fixtures.repositoryRoot + "/" + RoughEdgesTests.photo))
     var text = Array(bytes.base64EncodedString())
@@ -111,7 +119,7 @@ import VisageTestSupport
 
 /// An annotation that cannot be written costs the input neither its result line nor the rest
 /// of the batch: the line is printed, the failure named on stderr, and the exit status is 1.
-@Suite(.timeLimit(.minutes(2))) struct AnnotationFailureTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct AnnotationFailureTests {
   @Test func aFailedAnnotationKeepsTheResult() throws {
     let run = try CLI.run([
       "detect", "--annotate", "/proc/visage-cannot-write-here.png", "--output", "json", RoughEdgesTests.photo,
@@ -124,7 +132,7 @@ import VisageTestSupport
 
 /// `--output text` shows a file name's control characters instead of passing an escape
 /// sequence to the terminal.
-@Suite(.timeLimit(.minutes(2))) struct TextOutputTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct TextOutputTests {
   @Test func escapeSequencesInNamesAreShownNotObeyed() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-escape-\(getpid())").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -145,7 +153,7 @@ import VisageTestSupport
 }
 
 /// A folder named like a stream is said to be a folder, not a corrupt stream.
-@Suite(.timeLimit(.minutes(2))) struct StreamFolderTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct StreamFolderTests {
   @Test func aFolderNamedY4MIsAFolder() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-\(getpid()).y4m").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -156,7 +164,7 @@ import VisageTestSupport
 }
 
 /// `run --output-dir` somewhere no folder can be made says so in words.
-@Suite(.timeLimit(.minutes(2))) struct RunOutputFolderTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct RunOutputFolderTests {
   @Test func anOutputFolderThatCannotBeMadeIsNamed() throws {
     let run = try CLI.run([
       "run", "Weights/face_detection_full_range.tflite", "--input",
@@ -203,7 +211,7 @@ import VisageTestSupport
 
 /// Usage errors found after parsing show the subcommand's usage line, not the root's
 /// `Usage: visage <subcommand>`, and `run --input NAME=FILE` names an input the model lacks.
-@Suite(.timeLimit(.minutes(2))) struct UsageAfterParsingTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct UsageAfterParsingTests {
   @Test(arguments: [
     (["detect"], "Usage: visage detect "),
     (["landmark", "a.png", "b.y4m"], "Usage: visage landmark "),
@@ -227,7 +235,7 @@ import VisageTestSupport
 
 /// Lines too long to be a path or a record are failed inputs, skipped without being held or
 /// echoed (a 300 MB path line took 41 s and 2.1 GB, and was printed four times).
-@Suite(.timeLimit(.minutes(2))) struct LongLineTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct LongLineTests {
   @Test func aPathLineOverPATHMAXIsNotAPath() throws {
     let photo = RoughEdgesTests.photo
     let list = [photo, String(repeating: "a", count: 4097), String(repeating: "b", count: 4096), photo]
@@ -300,7 +308,7 @@ import VisageTestSupport
 
 /// `landmark --output text` shows what the flags asked for, as `analyze`'s text does: it
 /// showed the landmarks' extent and blendshapes only.
-@Suite(.timeLimit(.minutes(2))) struct LandmarkTextTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(2)))) struct LandmarkTextTests {
   @Test func theTextShowsWhatWasAskedFor() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("visage-text-\(getpid())").path
     defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -10,7 +10,7 @@ import VisageTestSupport
 /// reproduces from the printed seed.
 // The limit turns a hang into a failure. It is generous because the clock runs while a test
 // waits for a thread: in the parallel run, heavy suites held both cores past a 1-minute limit.
-@Suite(.timeLimit(.minutes(10))) struct RobustnessTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(10)))) struct RobustnessTests {
   /// 200 prefix lengths spread over the file, plus the last few bytes one at a time.
   static func prefixLengths(_ count: Int) -> [Int] {
     Array(Set((0..<200).map { $0 * count / 200 } + (1...8).map { count - $0 })).sorted()

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import VisageService
+import VisageTestSupport
 
 /// The work pool the command line's batches and visage-server's requests run on: order,
 /// bounds, refusal when full, shutdown; no process is spawned.
 // Five minutes, as the other suites: in the whole test run on two cores, a test may wait over
 // a minute for a thread while the parity suites hold both, and a one-minute limit counted
 // that wait (a clean CI run failed so, the tests themselves taking milliseconds).
-@Suite(.timeLimit(.minutes(5))) struct WorkPoolTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(5)))) struct WorkPoolTests {
   /// A worker that records whether two threads ever used it at once.
   final class Worker: @unchecked Sendable {
     let lock = NSLock()

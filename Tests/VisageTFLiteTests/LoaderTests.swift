@@ -12,7 +12,7 @@ typealias Builtin = TinyModel.Builtin
 /// turns into. Every failure must be a `TFLiteError` that says where the problem is.
 // The limit turns a hang into a failure. It is generous because the clock runs while a test
 // waits for a thread: in the parallel run, heavy suites held both cores past a 1-minute limit.
-@Suite(.timeLimit(.minutes(10))) struct LoaderTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(10)))) struct LoaderTests {
   // MARK: Models that work
 
   @Test(arguments: Implementation.allCases)

@@ -12,7 +12,7 @@ import VisageTestSupport
 /// it as a named case in LoaderTests when one turns up.
 // The limit turns a hang into a failure. It is generous because the clock runs while a test
 // waits for a thread: in the parallel run, heavy suites held both cores past a 1-minute limit.
-@Suite(.timeLimit(.minutes(10))) struct RobustnessTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(10)))) struct RobustnessTests {
   /// Bytes of each bundled model, read once.
   static let models: [BundledModel: [UInt8]] = {
     var result: [BundledModel: [UInt8]] = [:]

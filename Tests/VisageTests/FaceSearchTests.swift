@@ -8,7 +8,7 @@ import VisageTestSupport
 /// The wider searches (docs/every-face.md): all scales (`searchesAllScales`, `--range all`) and any
 /// rotation (`searchesAnyRotation`, `--any-rotation`). MediaPipe has neither, so the checks are
 /// against known geometry: the upright result turned, and the crowd set's pasted faces.
-@Suite(.timeLimit(.minutes(10))) struct FaceSearchTests {
+@Suite(.timeLimit(.minutes(minutesAllowed(10)))) struct FaceSearchTests {
   /// The all-scales search's threshold docs/every-face.md recommends: its score is the product of
   /// three looks' scores, so MediaPipe's default 0.5 keeps fewer faces than it could.
   static let allScalesThreshold: Float = 0.4

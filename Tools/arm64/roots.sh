@@ -42,7 +42,7 @@ host_tools() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null
 }
 
-# make_root DIR ARCH PACKAGES: a trixie root of ARCH with PACKAGES, unless DIR already is one.
+# make_root DIR ARCH PACKAGES: a $suite root of ARCH with PACKAGES, unless DIR already is one.
 make_root() {
   local dir=$1 arch=$2 packages=$3
   if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$arch $packages" ]; then return; fi
@@ -60,8 +60,9 @@ make_root() {
   say "the $arch root took $(($(now) - start)) s"
 }
 
-# Registers trixie's qemu-aarch64 (static) for AArch64 binaries with the F flag, so that it
-# runs them inside a chroot too, and disables any other aarch64 entry (bookworm's 7.2).
+# Registers the build root's qemu-aarch64 (static; trixie's is 10.0) for AArch64 binaries with
+# the F flag, so that it runs them inside a chroot too, and disables any other aarch64 entry
+# (such as bookworm's 7.2).
 register_qemu() {
   local misc=/proc/sys/fs/binfmt_misc
   [ -f "$misc/register" ] || mount -t binfmt_misc binfmt_misc "$misc"
@@ -96,7 +97,8 @@ relative_links() {
   touch "$target_root/.visage-relative-links"
 }
 
-# Both roots, qemu registered, the pkg-config folder: what every script needs first.
+# Both roots, qemu registered, the target root's links made relative: what every script needs
+# first.
 roots() {
   [ "$(id -u)" -eq 0 ] || { echo "Tools/arm64 needs root (chroot, mount, binfmt_misc)" >&2; exit 1; }
   make_root "$build_root" amd64 "$build_packages"
@@ -114,7 +116,7 @@ roots() {
 }
 
 # The environment the programs in a root see: only these variables are passed in.
-passed_variables=(VISAGE_MAX_ISA VISAGE_WEIGHTS VISAGE_TILE_ROWS VISAGE_STRESS_SECONDS VISAGE_FLIP_CHUNKS)
+passed_variables=(VISAGE_MAX_ISA VISAGE_WEIGHTS VISAGE_TILE_ROWS VISAGE_STRESS_SECONDS VISAGE_FLIP_CHUNKS VISAGE_TEST_TIME_SCALE)
 
 # in_root ROOT COMMAND: runs COMMAND (a bash script) in ROOT with /proc, /dev, the work tree
 # at its own path and, in the build root, the package mirror and the target root; in a
