@@ -39,8 +39,8 @@ public struct NormalizedKeypoint: Sendable, Equatable, Hashable {
     self.score = score
   }
 
-  // Written out: Foundation's CGPoint is not Hashable before Swift 6.1 on Linux, nor in
-  // older Apple SDKs, so it cannot be synthesized there.
+  /// Hashes the location's coordinates, the label and the score. Written out because CGPoint
+  /// is not Hashable in Swift 6.0's Foundation on Linux, so it cannot be synthesized there.
   public func hash(into hasher: inout Hasher) {
     hasher.combine(location.x)
     hasher.combine(location.y)
@@ -74,7 +74,8 @@ public struct Detection: Sendable, Equatable, Hashable {
     self.facePresence = facePresence
   }
 
-  // Written out for CGRect, as `NormalizedKeypoint`'s is for CGPoint.
+  /// Hashes every property, the box by its four edges (CGRect is not Hashable in Swift 6.0's
+  /// Foundation on Linux, as `NormalizedKeypoint`'s CGPoint is not).
   public func hash(into hasher: inout Hasher) {
     hasher.combine(categories)
     for edge in [boundingBox.origin.x, boundingBox.origin.y, boundingBox.size.width, boundingBox.size.height] {
