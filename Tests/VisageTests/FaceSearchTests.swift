@@ -218,7 +218,9 @@ import VisageTestSupport
     for square in [rect, flipped] {
       let face = try #require(
         try short.lookBothWaysUp(astronaut, rect: square, minScore: 0.05, suppressionThreshold: 0.3))
-      #expect(face.score == upright.score)
+      // Within 1e-4, not equal: the flipped square turned back by π is the upright one only to
+      // rounding, and on arm64 (under qemu) that moved the score by 8e-6.
+      #expect(abs(face.score - upright.score) < 1e-4, "\(face.score) vs \(upright.score)")
       #expect(abs(face.xmin - upright.xmin) < 1e-4 && abs(face.width - upright.width) < 1e-4)
       #expect(
         FaceSearch.angle(
