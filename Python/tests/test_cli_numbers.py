@@ -1,0 +1,94 @@
+"""The same numbers as the command line: each task's results from Python equal `visage`'s JSON
+for the same images, float for float (each JSON number is the shortest text of a float32, so
+parsing it as float32 gives the value the engine computed). The images are made per run from six
+real photos: random crops (96 to 1600 px a side, aspect 1:2 to 2:1), each a PNG."""
+
+import random
+
+import numpy as np
+import pytest
+
+import visage as mp
+from conftest import FIXTURES, PHOTOS, run_cli, write_png
+
+vision = mp.tasks.vision
+SEED = random.randrange(1 << 30)
+
+
+@pytest.fixture(scope="module")
+def images(tmp_path_factory):
+    rng = random.Random(SEED)
+    folder = tmp_path_factory.mktemp("sweep")
+    photos = [mp.Image.create_from_file(str(FIXTURES / p)).numpy_view() for p in PHOTOS]
+    paths = [str(FIXTURES / p) for p in PHOTOS]
+    for i in range(14):
+        photo = photos[i % len(photos)]
+        height, width = photo.shape[:2]
+        aspect = 2 ** rng.uniform(-1, 1)
+        w = min(width, rng.randint(96, 1600))
+        h = min(height, max(96, int(w / aspect)))
+        x, y = rng.randint(0, width - w), rng.randint(0, height - h)
+        path = folder / f"crop_{i:02d}_{w}x{h}.png"
+        write_png(path, np.ascontiguousarray(photo[y : y + h, x : x + w]))
+        paths.append(str(path))
+    return paths
+
+
+def same(python_value, json_value, label):
+    assert np.float32(python_value) == np.float32(json_value), f"{label}: {python_value} != {json_value} (seed {SEED})"
+
+
+# The full photos alone give 3 faces with the short-range detector, 15 with every scale.
+@pytest.mark.parametrize("detector_range, least", [("short", 3), ("all", 15)])
+def test_landmarker_equals_cli(cli, images, detector_range, least):
+    lines = run_cli(
+        cli, "landmark", "--num-faces", "4", "--blendshapes", "--transformation-matrices", "--head-pose",
+        "--iris-distance", "--scores", "--ignore-exif", "--detector-range", detector_range, *images,
+    )  # fmt: skip
+    options = vision.FaceLandmarkerOptions(
+        num_faces=4, output_face_blendshapes=True, output_facial_transformation_matrixes=True,
+        output_head_poses=True, output_iris_distances=True, output_scores=True, detector_range=detector_range,
+    )  # fmt: skip
+    faces = 0
+    with vision.FaceLandmarker.create_from_options(options) as task:
+        for path, line in zip(images, lines):
+            result = task.detect(mp.Image.create_from_file(path))
+            assert len(result.face_landmarks) == len(line["faceLandmarks"]), path
+            for ours, theirs in zip(result.face_landmarks, line["faceLandmarks"]):
+                for p, q in zip(ours, theirs):
+                    same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
+            for ours, theirs in zip(result.face_blendshapes, line["faceBlendshapes"]):
+                for c, d in zip(ours, theirs):
+                    assert c.category_name == d["categoryName"]
+                    same(c.score, d["score"], path)
+            for ours, theirs in zip(result.facial_transformation_matrixes, line["facialTransformationMatrixes"]):
+                for a, b in zip(ours.flatten().tolist(), np.asarray(theirs).flatten().tolist()):
+                    same(a, b, path)
+            for ours, theirs in zip(result.face_head_poses, line["faceHeadPoses"]):
+                same(ours.x, theirs["x"], path), same(ours.y, theirs["y"], path), same(ours.z, theirs["z"], path)
+            for ours, theirs in zip(result.face_iris_distances, line.get("faceIrisDistances", [])):
+                assert (ours is None) == (theirs is None)
+                if ours is not None:
+                    same(ours.left, theirs["left"], path), same(ours.right, theirs["right"], path)
+            for ours, theirs in zip(result.face_scores, line["faceScores"]):
+                same(ours.presence, theirs["presence"], path)
+            faces += len(result.face_landmarks)
+    assert faces >= least
+
+
+@pytest.mark.parametrize("detector_range", ["short", "full", "all"])
+def test_detector_equals_cli(cli, images, detector_range):
+    lines = run_cli(cli, "detect", "--range", detector_range, "--ignore-exif", *images)
+    options = vision.FaceDetectorOptions(detector_range=detector_range)
+    with vision.FaceDetector.create_from_options(options) as task:
+        for path, line in zip(images, lines):
+            result = task.detect(mp.Image.create_from_file(path))
+            assert len(result.detections) == len(line["detections"]), path
+            for ours, theirs in zip(result.detections, line["detections"]):
+                box = theirs["boundingBox"]
+                assert (ours.bounding_box.origin_x, ours.bounding_box.origin_y) == (box["originX"], box["originY"])
+                assert (ours.bounding_box.width, ours.bounding_box.height) == (box["width"], box["height"])
+                same(ours.categories[0].score, theirs["categories"][0]["score"], path)
+                for p, q in zip(ours.keypoints, theirs["keypoints"]):
+                    same(p.x, q["x"], path), same(p.y, q["y"], path)
+                same(ours.rotation_degrees, theirs["rotation"], path)

@@ -1,0 +1,101 @@
+"""Every failure is a Python exception with the engine's words: ValueError for bad arguments,
+FileNotFoundError for missing files, RuntimeError for a model the engine cannot run. Nothing a
+caller passes crashes the interpreter."""
+
+import numpy as np
+import pytest
+
+import visage as mp
+from conftest import ASTRONAUT, ROOT
+
+vision = mp.tasks.vision
+TASK = ROOT / "Weights" / "face_landmarker.task"
+
+
+def landmarker(**options):
+    return vision.FaceLandmarker.create_from_options(vision.FaceLandmarkerOptions(**options))
+
+
+def test_options_out_of_range():
+    with pytest.raises(ValueError, match="numFaces|num_faces"):
+        landmarker(num_faces=0)
+    with pytest.raises(ValueError, match="onfidence"):
+        landmarker(min_face_detection_confidence=1.5)
+    with pytest.raises(ValueError, match="Threshold"):
+        vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(min_suppression_threshold=-1))
+    with pytest.raises(ValueError, match="detector_range"):
+        landmarker(detector_range="far")
+    with pytest.raises(ValueError, match="landmark_smoothing"):
+        landmarker(landmark_smoothing="heavy")
+    with pytest.raises(ValueError, match="thread"):
+        landmarker(base_options=mp.tasks.BaseOptions(thread_count=0))
+    with pytest.raises(ValueError):
+        landmarker(num_faces="two")
+    with pytest.raises(ValueError):
+        vision.FaceLandmarker.create_from_options("not options")
+
+
+def test_models(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        vision.FaceLandmarker.create_from_model_path(str(tmp_path / "missing.task"))
+    truncated = tmp_path / "truncated.task"
+    truncated.write_bytes(TASK.read_bytes()[:100_000])
+    with pytest.raises(RuntimeError):
+        vision.FaceLandmarker.create_from_model_path(str(truncated))
+    garbage = tmp_path / "garbage.tflite"
+    garbage.write_bytes(b"\x00" * 4096)
+    with pytest.raises(RuntimeError):
+        vision.FaceDetector.create_from_model_path(str(garbage))
+    # The model's bytes, as MediaPipe's model_asset_buffer takes them.
+    buffer = mp.tasks.BaseOptions(model_asset_buffer=TASK.read_bytes())
+    with landmarker(base_options=buffer) as task:
+        assert len(task.detect(mp.Image.create_from_file(ASTRONAUT)).face_landmarks) == 1
+    with pytest.raises(ValueError, match="only one"):
+        landmarker(base_options=mp.tasks.BaseOptions(model_asset_path=str(TASK), model_asset_buffer=b"x"))
+
+
+def test_images(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        mp.Image.create_from_file(str(tmp_path / "missing.png"))
+    (tmp_path / "text.png").write_text("not an image")
+    with pytest.raises(ValueError, match="not a PNG or JPEG"):
+        mp.Image.create_from_file(str(tmp_path / "text.png"))
+    truncated = tmp_path / "truncated.png"
+    truncated.write_bytes(open(ASTRONAUT, "rb").read()[:5000])
+    with pytest.raises(ValueError):
+        mp.Image.create_from_file(str(truncated))
+    with pytest.raises(ValueError, match="uint8"):
+        mp.Image(image_format=mp.ImageFormat.SRGB, data=np.zeros((8, 8, 3), np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        mp.Image(image_format=mp.ImageFormat.SRGB, data=np.zeros((8, 8, 4), np.uint8))
+    with pytest.raises(ValueError, match="Unsupported"):
+        mp.Image(image_format=mp.ImageFormat.VEC32F1, data=np.zeros((8, 8), np.float32))
+    with pytest.raises(ValueError, match="at least one pixel"):
+        mp.Image(image_format=mp.ImageFormat.SRGB, data=np.zeros((0, 8, 3), np.uint8))
+    with pytest.raises(ValueError):
+        mp.Image(image_format=mp.ImageFormat.SRGB, data=[[1, 2, 3]])
+    with pytest.raises(ValueError, match="not supported"):
+        with vision.FaceDetector.create_from_options(vision.FaceDetectorOptions()) as task:
+            task.detect(mp.Image(image_format=mp.ImageFormat.GRAY8, data=np.zeros((40000, 1), np.uint8)))
+
+
+def test_calls():
+    image = mp.Image.create_from_file(ASTRONAUT)
+    with landmarker() as task:
+        with pytest.raises(ValueError, match="region-of-interest"):
+            task.detect(image, vision.ImageProcessingOptions(region_of_interest=mp.tasks.components.containers.Rect(0, 0, 1, 1)))
+        with pytest.raises(ValueError, match="multiple of 90"):
+            task.detect(image, vision.ImageProcessingOptions(rotation_degrees=45))
+        with pytest.raises(ValueError, match="video mode"):
+            task.detect_for_video(image, 0)
+        with pytest.raises(ValueError, match="takes an Image"):
+            task.detect(np.zeros((8, 8, 3), np.uint8))
+        assert task.detect(mp.Image(image_format=mp.ImageFormat.SRGB, data=np.zeros((1, 1, 3), np.uint8))).face_landmarks == []
+    with pytest.raises(ValueError, match="closed"):
+        task.detect(image)
+    options = vision.FaceLandmarkerOptions(running_mode=vision.RunningMode.VIDEO)
+    with vision.FaceLandmarker.create_from_options(options) as task:
+        with pytest.raises(ValueError, match="timestamp"):
+            task.detect_for_video(image, 10**18)
+        with pytest.raises(ValueError, match="timestamp_ms"):
+            task.detect_for_video(image, 1.5)

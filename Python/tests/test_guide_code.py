@@ -1,0 +1,136 @@
+"""MediaPipe's Python guides' code (Face Landmarker and Face Detector, developers.google.com,
+"Python" pages), as the guides write it, with only the import changed."""
+
+import threading
+
+import numpy as np
+
+import visage as mp
+from conftest import ASTRONAUT, FIXTURES
+
+
+def test_face_landmarker_guide_image_mode():
+    from visage.tasks import python
+    from visage.tasks.python import vision
+
+    base_options = python.BaseOptions(model_asset_path=str(FIXTURES.parent.parent / "Weights" / "face_landmarker.task"))
+    options = vision.FaceLandmarkerOptions(
+        base_options=base_options, output_face_blendshapes=True, output_facial_transformation_matrixes=True, num_faces=1
+    )
+    detector = vision.FaceLandmarker.create_from_options(options)
+    image = mp.Image.create_from_file(ASTRONAUT)
+    detection_result = detector.detect(image)
+
+    assert len(detection_result.face_landmarks) == 1
+    assert len(detection_result.face_landmarks[0]) == 478
+    face_blendshapes_names = [c.category_name for c in detection_result.face_blendshapes[0]]
+    face_blendshapes_scores = [c.score for c in detection_result.face_blendshapes[0]]
+    assert face_blendshapes_names[:2] == ["_neutral", "browDownLeft"] and len(face_blendshapes_scores) == 52
+    assert detection_result.facial_transformation_matrixes[0].shape == (4, 4)
+
+
+def test_face_landmarker_guide_running_modes():
+    BaseOptions = mp.tasks.BaseOptions
+    FaceLandmarker = mp.tasks.vision.FaceLandmarker
+    FaceLandmarkerOptions = mp.tasks.vision.FaceLandmarkerOptions
+    FaceLandmarkerResult = mp.tasks.vision.FaceLandmarkerResult
+    VisionRunningMode = mp.tasks.vision.RunningMode
+    model_path = str(FIXTURES.parent.parent / "Weights" / "face_landmarker.task")
+    numpy_image = mp.Image.create_from_file(ASTRONAUT).numpy_view()
+
+    # Image mode.
+    options = FaceLandmarkerOptions(base_options=BaseOptions(model_asset_path=model_path), running_mode=VisionRunningMode.IMAGE)
+    with FaceLandmarker.create_from_options(options) as landmarker:
+        mp_image = mp.Image(image_format=mp.ImageFormat.SRGB, data=numpy_image)
+        face_landmarker_result = landmarker.detect(mp_image)
+    assert len(face_landmarker_result.face_landmarks) == 1
+
+    # Video mode.
+    options = FaceLandmarkerOptions(base_options=BaseOptions(model_asset_path=model_path), running_mode=VisionRunningMode.VIDEO)
+    with FaceLandmarker.create_from_options(options) as landmarker:
+        for frame_timestamp_ms in (0, 33, 67):
+            mp_image = mp.Image(image_format=mp.ImageFormat.SRGB, data=numpy_image)
+            face_landmarker_result = landmarker.detect_for_video(mp_image, frame_timestamp_ms)
+            assert len(face_landmarker_result.face_landmarks) == 1
+
+    # Live stream mode.
+    delivered = []
+    done = threading.Event()
+
+    def print_result(result: FaceLandmarkerResult, output_image: mp.Image, timestamp_ms: int):
+        delivered.append((result, output_image, timestamp_ms))
+        done.set()
+
+    options = FaceLandmarkerOptions(
+        base_options=BaseOptions(model_asset_path=model_path),
+        running_mode=VisionRunningMode.LIVE_STREAM,
+        result_callback=print_result,
+    )
+    with FaceLandmarker.create_from_options(options) as landmarker:
+        mp_image = mp.Image(image_format=mp.ImageFormat.SRGB, data=numpy_image)
+        landmarker.detect_async(mp_image, 0)
+        assert done.wait(30)
+    result, output_image, timestamp_ms = delivered[0]
+    assert timestamp_ms == 0 and output_image is mp_image and len(result.face_landmarks[0]) == 478
+
+
+def test_face_detector_guide_running_modes():
+    BaseOptions = mp.tasks.BaseOptions
+    FaceDetector = mp.tasks.vision.FaceDetector
+    FaceDetectorOptions = mp.tasks.vision.FaceDetectorOptions
+    FaceDetectorResult = mp.tasks.vision.FaceDetectorResult
+    VisionRunningMode = mp.tasks.vision.RunningMode
+    model_path = str(FIXTURES.parent.parent / "Weights" / "face_landmarker.task")
+
+    options = FaceDetectorOptions(base_options=BaseOptions(model_asset_path=model_path), running_mode=VisionRunningMode.IMAGE)
+    with FaceDetector.create_from_options(options) as detector:
+        mp_image = mp.Image.create_from_file(ASTRONAUT)
+        face_detector_result = detector.detect(mp_image)
+    detection = face_detector_result.detections[0]
+    assert (detection.bounding_box.origin_x, detection.bounding_box.width) == (177, 95)
+    assert len(detection.keypoints) == 6 and detection.categories[0].score > 0.9
+
+    options = FaceDetectorOptions(base_options=BaseOptions(model_asset_path=model_path), running_mode=VisionRunningMode.VIDEO)
+    with FaceDetector.create_from_options(options) as detector:
+        assert len(detector.detect_for_video(mp_image, 0).detections) == 1
+
+    results = []
+    done = threading.Event()
+
+    def print_result(result: FaceDetectorResult, output_image: mp.Image, timestamp_ms: int):
+        results.append(result)
+        done.set()
+
+    options = FaceDetectorOptions(
+        base_options=BaseOptions(model_asset_path=model_path),
+        running_mode=VisionRunningMode.LIVE_STREAM,
+        result_callback=print_result,
+    )
+    with FaceDetector.create_from_options(options) as detector:
+        detector.detect_async(mp_image, 0)
+        assert done.wait(30)
+    assert results[0].detections[0].bounding_box == detection.bounding_box
+
+
+def test_bundled_model_needs_no_path():
+    with mp.tasks.vision.FaceLandmarker.create_from_options(mp.tasks.vision.FaceLandmarkerOptions()) as landmarker:
+        assert len(landmarker.detect(mp.Image.create_from_file(ASTRONAUT)).face_landmarks) == 1
+    with mp.tasks.vision.FaceDetector.create_from_options(mp.tasks.vision.FaceDetectorOptions()) as detector:
+        assert len(detector.detect(mp.Image.create_from_file(ASTRONAUT)).detections) == 1
+
+
+def test_image():
+    image = mp.Image.create_from_file(ASTRONAUT)
+    assert (image.width, image.height, image.channels, image.image_format) == (512, 512, 3, mp.ImageFormat.SRGB)
+    view = image.numpy_view()
+    assert view.shape == (512, 512, 3) and view.dtype == np.uint8 and not view.flags.writeable
+    rgba = np.dstack([view, np.full((512, 512, 1), 255, np.uint8)])
+    gray = view[:, :, 1].copy()
+    with mp.tasks.vision.FaceDetector.create_from_options(mp.tasks.vision.FaceDetectorOptions()) as detector:
+        base = detector.detect(image).detections[0]
+        assert detector.detect(mp.Image(image_format=mp.ImageFormat.SRGBA, data=rgba)).detections[0] == base
+        assert len(detector.detect(mp.Image(image_format=mp.ImageFormat.GRAY8, data=gray)).detections) == 1
+        # A view with padded rows is read in place, and gives the same answer as a copy.
+        wide = np.zeros((512, 600, 3), np.uint8)
+        wide[:, :512] = view
+        assert detector.detect(mp.Image(image_format=mp.ImageFormat.SRGB, data=wide[:, :512])).detections[0] == base

@@ -1,0 +1,68 @@
+"""Visage from Python against MediaPipe's own Python results (MediaPipe 1.2.2, stored in
+Tests/Fixtures/landmarker/mediapipe.json by Tools/make_landmarker_fixtures.py), within the
+bars the Swift parity tests hold (docs/parity.md): per face, landmark x, y error mean ≤ 1e-4 and
+max ≤ 2e-3, blendshape scores within 5e-3 (2.5e-2 in video), matrix rotation within 2e-3 and
+translation within 0.05 cm. Face counts must match. The rotated cases pass MediaPipe's
+`rotation_degrees` as the fixture generator did."""
+
+import json
+
+import numpy as np
+import pytest
+
+import visage as mp
+from conftest import FIXTURES
+
+DATA = json.loads((FIXTURES / "landmarker" / "mediapipe.json").read_text())
+vision = mp.tasks.vision
+
+
+def landmarker(options: dict, mode) -> vision.FaceLandmarker:
+    # MediaPipe smooths landmarks only when num_faces is 1; Visage's default smooths every face.
+    return vision.FaceLandmarker.create_from_options(
+        vision.FaceLandmarkerOptions(
+            landmark_smoothing="mediapipe",
+            running_mode=mode,
+            num_faces=options["numFaces"],
+            min_face_detection_confidence=options["minFaceDetectionConfidence"],
+            min_face_presence_confidence=options["minFacePresenceConfidence"],
+            min_tracking_confidence=options["minTrackingConfidence"],
+            output_face_blendshapes=True,
+            output_facial_transformation_matrixes=True,
+        )
+    )
+
+
+def compare(ours: vision.FaceLandmarkerResult, faces: list, blendshape_bar: float, label: str) -> None:
+    assert len(ours.face_landmarks) == len(faces), label
+    for i, face in enumerate(faces):
+        theirs = np.asarray(face["landmarks"], np.float64)
+        mine = np.asarray([[p.x, p.y, p.z] for p in ours.face_landmarks[i]], np.float64)
+        error = np.abs(mine[:, :2] - theirs[:, :2])
+        assert error.mean() <= 1e-4 and error.max() <= 2e-3, f"{label} face {i}: {error.mean()} {error.max()}"
+        scores = np.asarray([s for _, s in face["blendshapes"]])
+        mine_scores = np.asarray([c.score for c in ours.face_blendshapes[i]])
+        assert [c.category_name for c in ours.face_blendshapes[i]] == [n for n, _ in face["blendshapes"]]
+        assert np.abs(mine_scores - scores).max() <= blendshape_bar, label
+        matrix = np.asarray(face["transformationMatrix"])
+        mine_matrix = ours.facial_transformation_matrixes[i]
+        assert np.abs(mine_matrix[:3, :3] - matrix[:3, :3]).max() <= 2e-3, label
+        assert np.abs(mine_matrix[:3, 3] - matrix[:3, 3]).max() <= 0.05, label
+
+
+@pytest.mark.parametrize("case", DATA["cases"], ids=lambda c: c["name"])
+def test_image_mode(case):
+    image = mp.Image.create_from_file(str(FIXTURES / case["image"]))
+    assert (image.width, image.height) == (case["width"], case["height"])
+    processing = vision.ImageProcessingOptions(rotation_degrees=case["rotationDegrees"])
+    with landmarker(case["options"], vision.RunningMode.IMAGE) as task:
+        compare(task.detect(image, processing), case["faces"], 5e-3, case["name"])
+
+
+@pytest.mark.parametrize("sequence", DATA["sequences"], ids=lambda s: s["name"])
+def test_video_mode(sequence):
+    with landmarker(sequence["options"], vision.RunningMode.VIDEO) as task:
+        for frame in sequence["frames"]:
+            image = mp.Image.create_from_file(str(FIXTURES / frame["image"]))
+            result = task.detect_for_video(image, frame["timestampMs"])
+            compare(result, frame["faces"], 2.5e-2, f"{sequence['name']} at {frame['timestampMs']} ms")

@@ -1,0 +1,56 @@
+"""The installed package: its engine needs no Swift toolchain, it carries its models and type
+hints, and MediaPipe's module paths import."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import visage
+from conftest import ASTRONAUT
+
+PACKAGE = Path(visage.__file__).parent
+
+
+def toolchain_folder():
+    swift = shutil.which("swift")
+    return str(Path(os.path.realpath(swift)).parents[1]) if swift else None
+
+
+def test_engine_links_nothing_from_the_toolchain():
+    output = subprocess.run(["ldd", str(PACKAGE / "libvisage.so")], check=True, capture_output=True, text=True).stdout
+    assert "not found" not in output
+    folder = toolchain_folder()
+    if folder:
+        assert folder not in output, output
+    assert "swift" not in output.lower(), output
+
+
+def test_runs_with_the_toolchain_hidden():
+    folder = toolchain_folder()
+    if folder is None:
+        return  # no toolchain on this machine: every test here already runs without one
+    script = "import visage as mp; print(len(mp.tasks.vision.FaceLandmarker.create_from_options(" \
+        f"mp.tasks.vision.FaceLandmarkerOptions()).detect(mp.Image.create_from_file({ASTRONAUT!r})).face_landmarks))"
+    # A private mount namespace with an empty folder over the toolchain's.
+    command = ["unshare", "-m", "sh", "-c", f'mount -t tmpfs none "$0" && exec "$@"', folder, sys.executable, "-c", script]
+    result = subprocess.run(command, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == "1", result.stderr
+
+
+def test_package_contents():
+    assert (PACKAGE / "py.typed").exists()
+    assert (PACKAGE / "models" / "face_landmarker.task").stat().st_size > 3_000_000
+    assert (PACKAGE / "models" / "face_detection_full_range.tflite").exists()
+
+
+def test_mediapipe_module_paths():
+    from visage.tasks.python.components.containers import landmark as landmark_module
+    from visage.tasks.python.core.base_options import BaseOptions
+    from visage.tasks.python.vision import FaceDetectorResult, FaceLandmarkerResult, RunningMode
+    from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskRunningMode
+
+    assert RunningMode is VisionTaskRunningMode and visage.tasks.BaseOptions is BaseOptions
+    assert landmark_module.NormalizedLandmark(x=1.0).x == 1.0
+    assert FaceDetectorResult(detections=[]).detections == [] and FaceLandmarkerResult([], [], []).face_landmarks == []

@@ -1,0 +1,141 @@
+"""The engine: Visage's Swift library as one shared object, loaded with ctypes.
+
+The C functions are declared in `Python/Sources/VisageC/Exports.swift`. ctypes releases the
+GIL for the length of each call, so tasks on two threads run side by side.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import os
+from typing import Optional, Tuple
+
+import numpy as np
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(_HERE, "models")
+LANDMARKER_MODEL = os.path.join(MODELS, "face_landmarker.task")
+FULL_RANGE_MODEL = os.path.join(MODELS, "face_detection_full_range.tflite")
+
+_ErrorOut = ctypes.POINTER(ctypes.c_void_p)
+LIVE_STREAM_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p)
+
+
+class Field(enum.IntEnum):
+    """The result fields, by the numbers `ResultTable.Field` gives them in Swift."""
+
+    LANDMARKS = 0
+    BLENDSHAPES = 1
+    MATRICES = 2
+    HEAD_POSES = 3
+    METRIC_LANDMARKS = 4
+    IRIS_DISTANCES = 5
+    TRACKING_IDS = 6
+    SCORES = 7
+    BOXES = 10
+    CATEGORIES = 11
+    KEYPOINTS = 12
+    FACE_PRESENCES = 13
+    DETECTION_TRACKING_IDS = 14
+    ROTATIONS = 15
+
+
+def _load() -> ctypes.CDLL:
+    path = os.environ.get("VISAGE_LIBRARY") or os.path.join(_HERE, "libvisage.so")
+    lib = ctypes.CDLL(path)
+    p, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
+    signatures = {
+        "visage_free": (None, [p]),
+        "visage_task_create": (i32, [ctypes.c_char_p, LIVE_STREAM_CALLBACK, p, ctypes.POINTER(p), _ErrorOut]),
+        "visage_task_run": (
+            i32,
+            [p, i32, p, i64, i64, i64, i64, i32, i32, i64, ctypes.POINTER(ctypes.c_float), i64, ctypes.POINTER(p), _ErrorOut],
+        ),
+        "visage_task_close": (None, [p]),
+        "visage_result_rows": (i64, [p, i32]),
+        "visage_result_copy": (i64, [p, i32, ctypes.POINTER(ctypes.c_float), i64]),
+        "visage_result_names": (p, [p]),
+        "visage_result_timestamp": (i64, [p]),
+        "visage_result_free": (None, [p]),
+        "visage_image_decode": (i32, [ctypes.c_char_p, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut]),
+        "visage_face_crop": (
+            i32,
+            [p, i64, i64, i64, i64, i32, ctypes.POINTER(ctypes.c_float), i64, i64, ctypes.c_double, ctypes.POINTER(p), _ErrorOut],
+        ),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib
+
+
+lib = _load()
+
+_EXCEPTIONS = {1: ValueError, 2: RuntimeError, 3: FileNotFoundError}
+
+
+def check(status: int, message: ctypes.c_void_p) -> None:
+    """Raises the exception for a failed call, with the engine's words."""
+    if status == 0:
+        return
+    text = take_string(message.value) if message.value else "unknown error"
+    raise _EXCEPTIONS.get(status, RuntimeError)(text)
+
+
+def take_string(pointer: Optional[int]) -> str:
+    """The text of a string the engine allocated, which is then freed."""
+    if not pointer:
+        return ""
+    try:
+        return ctypes.string_at(pointer).decode("utf-8", "replace")
+    finally:
+        lib.visage_free(pointer)
+
+
+def pixels(data: np.ndarray) -> Tuple[np.ndarray, int, int, int, int]:
+    """A uint8 array of rows of pixels as (array, width, height, row bytes, channels), without a
+    copy when its rows are runs of whole pixels; else a contiguous copy."""
+    if data.ndim == 2:
+        data = data[:, :, np.newaxis]
+    height, width, channels = data.shape
+    item = data.itemsize
+    if data.dtype != np.uint8 or data.strides[2] != item or data.strides[1] != channels * item or data.strides[0] < 0:
+        data = np.ascontiguousarray(data, dtype=np.uint8)
+    return data, width, height, data.strides[0], channels
+
+
+def byte_span(data: np.ndarray, height: int, row_bytes: int, width: int, channels: int) -> int:
+    """The bytes from the first pixel to the end of the last row."""
+    return row_bytes * (height - 1) + width * channels
+
+
+class ResultTable:
+    """A result the engine made, read field by field into numpy; frees it when closed."""
+
+    def __init__(self, pointer: int):
+        self.pointer = pointer
+
+    def rows(self, field: Field) -> Optional[np.ndarray]:
+        """The field's rows as a 2-D float32 array, or None when the output is off."""
+        count = lib.visage_result_rows(self.pointer, field)
+        if count < 0:
+            return None
+        size = lib.visage_result_copy(self.pointer, field, None, 0) if count else 0
+        values = np.empty(max(size, 0), dtype=np.float32)
+        if size:
+            lib.visage_result_copy(self.pointer, field, values.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), size)
+        return values.reshape(count, -1) if count else values.reshape(0, 0)
+
+    def names(self) -> list:
+        """The blendshapes' category names."""
+        return take_string(lib.visage_result_names(self.pointer)).split("\n")
+
+    def timestamp(self) -> int:
+        return lib.visage_result_timestamp(self.pointer)
+
+    def close(self) -> None:
+        if self.pointer:
+            lib.visage_result_free(self.pointer)
+            self.pointer = 0

@@ -1,0 +1,1 @@
+"""`visage.tasks`: as `mediapipe.tasks`, whose `python` package holds the Tasks API."""

@@ -1,0 +1,3 @@
+"""Core task options."""
+
+from visage.tasks.python.core import base_options

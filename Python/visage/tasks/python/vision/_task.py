@@ -1,0 +1,231 @@
+"""What the face landmarker and the face detector share: the engine handle, the running modes,
+the live-stream callback, closing."""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import json
+import logging
+import os
+import tempfile
+import threading
+import weakref
+from typing import Any, Callable, Dict, Optional, Sequence
+
+import numpy as np
+
+from visage import _native
+from visage.tasks.python.core.base_options import BaseOptions
+from visage.tasks.python.vision.core.image import Image
+from visage.tasks.python.vision.core.image_processing_options import ImageProcessingOptions
+from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskRunningMode as RunningMode
+
+_logger = logging.getLogger("visage")
+_MODE_CODES = {RunningMode.IMAGE: 0, RunningMode.VIDEO: 1, RunningMode.LIVE_STREAM: 2}
+_MODE_NAMES = {RunningMode.IMAGE: "image", RunningMode.VIDEO: "video", RunningMode.LIVE_STREAM: "live stream"}
+
+
+def validate_running_mode(running_mode: RunningMode, result_callback: Optional[Callable]) -> None:
+    """MediaPipe's rule: a callback in live-stream mode, and only there."""
+    if not isinstance(running_mode, RunningMode):
+        raise ValueError(f"running_mode must be a RunningMode, got {running_mode!r}")
+    if running_mode == RunningMode.LIVE_STREAM and result_callback is None:
+        raise ValueError("The vision task is in live stream mode, a user-defined result callback must be provided.")
+    if running_mode != RunningMode.LIVE_STREAM and result_callback is not None:
+        raise ValueError("The vision task is in image or video mode, a user-defined result callback should not be provided.")
+
+
+_CHOICES = {
+    "detector_range": ("short", "full", "all"),
+    "landmark_smoothing": (None, "every_face", "mediapipe", "off"),
+}
+
+
+def validate_choices(configuration: Dict[str, Any]) -> None:
+    """Refuses an option outside its values, naming them."""
+    for name, values in _CHOICES.items():
+        if name in configuration and configuration[name] not in values:
+            allowed = ", ".join(repr(v) for v in values if v is not None)
+            raise ValueError(f"invalid option {name}={configuration[name]!r}: must be one of {allowed}")
+
+
+def model_path(base_options: BaseOptions, temporary: list) -> str:
+    """The model file: the given path, the given bytes written to a temporary file (appended to
+    `temporary`, removed once the task is made), or the bundled `face_landmarker.task`."""
+    if not isinstance(base_options, BaseOptions):
+        raise ValueError(f"base_options must be a BaseOptions, got {type(base_options).__name__}")
+    if base_options.model_asset_path is not None and base_options.model_asset_buffer is not None:
+        raise ValueError("Specify only one of model_asset_path and model_asset_buffer.")
+    if base_options.model_asset_buffer is not None:
+        data = bytes(base_options.model_asset_buffer)
+        suffix = ".task" if data[:4] == b"PK\x03\x04" else ".tflite"
+        handle, path = tempfile.mkstemp(suffix=suffix, prefix="visage-model-")
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        temporary.append(path)
+        return path
+    if base_options.model_asset_path is not None:
+        return os.fspath(base_options.model_asset_path)
+    return _native.LANDMARKER_MODEL
+
+
+def _close_handle(handle: int, keep_alive: Any) -> None:
+    _native.lib.visage_task_close(handle)
+
+
+def _dispatch(task_ref: "weakref.ref[VisionTask]", context: Any, table: Optional[int], timestamp: int, error: Optional[bytes]) -> None:
+    """The live-stream callback, on the engine's thread with the GIL held: converts the result,
+    calls the user's callback, and reports (never raises) what goes wrong there."""
+    result = _native.ResultTable(table) if table else None
+    try:
+        task = task_ref()
+        if task is not None:
+            task._deliver(result, timestamp, error)
+    except BaseException:  # the engine's thread must never see a Python exception
+        _logger.exception("visage: the live-stream result_callback raised an exception")
+    finally:
+        if result is not None:
+            result.close()
+
+
+class VisionTask:
+    """A task bound to one engine handle. Usable from several threads: calls on one task are
+    serialised; `close()` waits for the live stream's frames in hand."""
+
+    def __init__(
+        self,
+        configuration: Dict[str, Any],
+        base_options: BaseOptions,
+        running_mode: RunningMode,
+        result_callback: Optional[Callable],
+    ):
+        validate_running_mode(running_mode, result_callback)
+        validate_choices(configuration)
+        self._running_mode = running_mode
+        self._result_callback = result_callback
+        self._images: Dict[int, Image] = {}
+        self._lock = threading.Lock()
+        self._images_lock = threading.Lock()
+        self._callback_thread: Optional[int] = None
+        temporary: list = []
+        try:
+            configuration = dict(configuration)
+            configuration["model_asset_path"] = model_path(base_options, temporary)
+            configuration["full_range_model_path"] = _native.FULL_RANGE_MODEL
+            configuration["running_mode"] = running_mode.value
+            if base_options.thread_count != 1:
+                configuration["thread_count"] = base_options.thread_count
+            text = json.dumps({k: v for k, v in configuration.items() if v is not None}).encode()
+            callback = _native.LIVE_STREAM_CALLBACK(functools.partial(_dispatch, weakref.ref(self)))
+            handle, error = ctypes.c_void_p(), ctypes.c_void_p()
+            status = _native.lib.visage_task_create(text, callback, None, ctypes.byref(handle), ctypes.byref(error))
+            _native.check(status, error)
+        finally:
+            for path in temporary:
+                os.remove(path)
+        self._handle = handle.value
+        self._finalizer = weakref.finalize(self, _close_handle, handle.value, callback)
+
+    # The result conversion each task gives.
+    def _convert(self, table: _native.ResultTable) -> Any:
+        raise NotImplementedError
+
+    def _deliver(self, table: Optional[_native.ResultTable], timestamp: int, error: Optional[bytes]) -> None:
+        with self._images_lock:
+            image = self._images.pop(timestamp, None)
+            for older in [t for t in self._images if t < timestamp]:
+                del self._images[older]  # frames the flow limiter dropped
+        if error is not None:
+            _logger.error("visage: live-stream frame at %d ms failed: %s", timestamp, error.decode("utf-8", "replace"))
+            return
+        if table is not None and self._result_callback is not None:
+            self._callback_thread = threading.get_ident()
+            try:
+                self._result_callback(self._convert(table), image, timestamp)
+            finally:
+                self._callback_thread = None
+
+    def _run(
+        self,
+        mode: RunningMode,
+        method: str,
+        image: Image,
+        timestamp_ms: int,
+        image_processing_options: Optional[ImageProcessingOptions],
+        regions: Optional[np.ndarray] = None,
+    ) -> Optional[_native.ResultTable]:
+        if self._running_mode != mode:
+            raise ValueError(
+                f"Task is not initialized with the {_MODE_NAMES[mode]} mode. "
+                f"Current running mode:{_MODE_NAMES[self._running_mode]} mode"
+            )
+        if not isinstance(image, Image):
+            raise ValueError(f"{method} takes an Image, got {type(image).__name__}")
+        if isinstance(timestamp_ms, bool) or not isinstance(timestamp_ms, (int, np.integer)):
+            raise ValueError(f"timestamp_ms must be an int, got {type(timestamp_ms).__name__}")
+        rotation = 0
+        if image_processing_options is not None:
+            if image_processing_options.region_of_interest is not None:
+                raise ValueError("This task doesn't support region-of-interest.")
+            rotation = image_processing_options.rotation_degrees
+            if isinstance(rotation, bool) or not isinstance(rotation, (int, np.integer)) or rotation % 90 != 0:
+                raise ValueError("Expected rotation to be a multiple of 90°.")
+        data, width, height, row_bytes, channels = _native.pixels(image._data)
+        span = _native.byte_span(data, height, row_bytes, width, channels)
+        region_pointer, region_count = None, 0
+        if regions is not None:
+            region_pointer = regions.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+            region_count = len(regions)
+        result, error = ctypes.c_void_p(), ctypes.c_void_p()
+        registered = False
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("The task is closed.")
+            if mode == RunningMode.LIVE_STREAM:
+                # Registered before the engine has the frame, whose result may come at once. A
+                # timestamp already in hand is left to its frame (the engine refuses this one).
+                with self._images_lock:
+                    registered = int(timestamp_ms) not in self._images
+                    if registered:
+                        self._images[int(timestamp_ms)] = image
+            status = _native.lib.visage_task_run(
+                self._handle, _MODE_CODES[mode], data.ctypes.data, span, width, height, row_bytes, channels,
+                int(rotation) % 360, int(timestamp_ms), region_pointer, region_count,
+                ctypes.byref(result), ctypes.byref(error),
+            )  # fmt: skip
+        if status != 0 and registered:
+            with self._images_lock:
+                self._images.pop(int(timestamp_ms), None)
+        _native.check(status, error)
+        return _native.ResultTable(result.value) if result.value else None
+
+    def close(self) -> None:
+        """Shuts the task down, after the live stream's frames in hand have had their results.
+        Calls after this raise ValueError. Not from within `result_callback`, whose frame
+        close() would wait for."""
+        if self._callback_thread == threading.get_ident():
+            raise ValueError("close() cannot be called from the result callback")
+        with self._lock:
+            if self._handle is not None:
+                self._handle = None
+                self._finalizer()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        self.close()
+
+
+def regions_array(face_regions: Optional[Sequence[Any]]) -> Optional[np.ndarray]:
+    """Face regions (Visage) as rows of x, y, width, height in pixels and rotation in degrees,
+    from `FaceRegion`s or detections."""
+    if face_regions is None:
+        return None
+    rows = []
+    for region in face_regions:
+        box = region.bounding_box
+        rotation = getattr(region, "rotation_degrees", None) or 0.0
+        rows.append([box.origin_x, box.origin_y, box.width, box.height, rotation])
+    return np.asarray(rows, dtype=np.float32).reshape(-1, 5)

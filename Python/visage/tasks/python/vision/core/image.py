@@ -1,0 +1,106 @@
+"""The image a task reads (`mediapipe.tasks.python.vision.core.image`)."""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import os
+
+import numpy as np
+
+from visage import _native
+
+
+class ImageFormat(enum.IntEnum):
+    """Pixel formats, with MediaPipe's numbers. Visage's tasks read SRGB, SRGBA and GRAY8."""
+
+    UNKNOWN = 0
+    SRGB = 1
+    SRGBA = 2
+    GRAY8 = 3
+    GRAY16 = 4
+    SRGB48 = 7
+    SRGBA64 = 8
+    VEC32F1 = 9
+    VEC32F2 = 12
+    VEC32F4 = 13
+
+
+_CHANNELS = {ImageFormat.SRGB: 3, ImageFormat.SRGBA: 4, ImageFormat.GRAY8: 1}
+
+
+class Image:
+    """Pixels for a task: `Image(image_format=ImageFormat.SRGB, data=array)` with a uint8 array of
+    shape (height, width, 3) (4 for SRGBA, (height, width) or (height, width, 1) for GRAY8).
+
+    The array is kept, not copied (`numpy_view()` is a read-only view of it); a task copies the
+    pixels once when it runs, so the array may be reused as soon as a call returns.
+    """
+
+    def __init__(self, image_format: ImageFormat, data: np.ndarray):
+        if not isinstance(data, np.ndarray):
+            raise ValueError(f"data must be a numpy array, got {type(data).__name__}")
+        image_format = ImageFormat(image_format)
+        if image_format not in _CHANNELS:
+            raise ValueError(f"Unsupported image format: {image_format.name} (Visage reads SRGB, SRGBA and GRAY8)")
+        if data.dtype != np.uint8:
+            raise ValueError(f"Unsupported image format: {image_format.name} needs uint8 data, got {data.dtype}")
+        channels = _CHANNELS[image_format]
+        shape_ok = data.ndim == 3 and data.shape[2] == channels or (channels == 1 and data.ndim == 2)
+        if not shape_ok:
+            raise ValueError(
+                f"{image_format.name} data must have shape (height, width{', ' + str(channels) if channels > 1 else ''}), got {data.shape}"
+            )
+        if data.shape[0] < 1 or data.shape[1] < 1:
+            raise ValueError(f"an image needs at least one pixel, got shape {data.shape}")
+        self._format = image_format
+        self._data = data
+
+    @classmethod
+    def create_from_file(cls, file_name: str) -> "Image":
+        """Decodes a PNG or JPEG file into an SRGB image of its pixels as stored (the Exif
+        orientation is not applied, as in MediaPipe; pass `rotation_degrees` to turn it).
+
+        Raises FileNotFoundError for a missing file and ValueError for one that is not a
+        readable PNG or JPEG."""
+        pointer = ctypes.c_void_p()
+        width, height = ctypes.c_int64(), ctypes.c_int64()
+        error = ctypes.c_void_p()
+        status = _native.lib.visage_image_decode(
+            os.fsencode(file_name), ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height), ctypes.byref(error)
+        )
+        _native.check(status, error)
+        try:
+            size = width.value * height.value * 3
+            data = np.frombuffer(ctypes.string_at(pointer.value, size), dtype=np.uint8)
+        finally:
+            _native.lib.visage_free(pointer.value)
+        return cls(ImageFormat.SRGB, data.reshape(height.value, width.value, 3))
+
+    @property
+    def width(self) -> int:
+        return self._data.shape[1]
+
+    @property
+    def height(self) -> int:
+        return self._data.shape[0]
+
+    @property
+    def channels(self) -> int:
+        return _CHANNELS[self._format]
+
+    @property
+    def image_format(self) -> ImageFormat:
+        return self._format
+
+    def numpy_view(self) -> np.ndarray:
+        """The pixels as a read-only numpy array (no copy)."""
+        view = self._data.view()
+        view.flags.writeable = False
+        return view
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def __repr__(self) -> str:
+        return f"Image(image_format={self._format.name}, width={self.width}, height={self.height})"

@@ -1,0 +1,234 @@
+"""MediaPipe's Face Landmarker (`mediapipe.tasks.python.vision.face_landmarker`) on Visage."""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+from typing import Callable, List, Optional, Sequence
+
+import numpy as np
+
+from visage import _native
+from visage._native import Field
+from visage.tasks.python.components.containers.bounding_box import BoundingBox
+from visage.tasks.python.components.containers.category import Category
+from visage.tasks.python.components.containers.landmark import Landmark, NormalizedLandmark
+from visage.tasks.python.core.base_options import BaseOptions
+from visage.tasks.python.vision._task import VisionTask, regions_array
+from visage.tasks.python.vision.core.image import Image, ImageFormat
+from visage.tasks.python.vision.core.image_processing_options import ImageProcessingOptions
+from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskRunningMode as RunningMode
+
+
+@dataclasses.dataclass
+class HeadPose:
+    """Visage: a face's Euler angles in degrees, as ML Kit gives them: `x` pitch (up positive),
+    `y` yaw, `z` roll."""
+
+    x: float
+    y: float
+    z: float
+
+
+@dataclasses.dataclass
+class IrisDistances:
+    """Visage: each eye's distance from the camera in millimetres, from its iris's size."""
+
+    left: float
+    right: float
+
+
+@dataclasses.dataclass
+class FaceScores:
+    """Visage: the detector's score for the face (None when it was tracked, not detected) and
+    the landmark model's face presence."""
+
+    detection: Optional[float]
+    presence: float
+
+
+@dataclasses.dataclass
+class FaceRegion:
+    """Visage: a face's box in pixels of the stored image and its in-plane rotation in degrees,
+    for `FaceLandmarker.detect(image, face_regions=...)`. A detector's `Detection` serves too."""
+
+    bounding_box: BoundingBox
+    rotation_degrees: float = 0.0
+
+
+@dataclasses.dataclass
+class FaceLandmarkerResult:
+    """The faces found: 478 landmarks each, and the outputs the options asked for.
+
+    The last five fields are Visage's; each is empty unless its option is on."""
+
+    face_landmarks: List[List[NormalizedLandmark]]
+    face_blendshapes: List[List[Category]]
+    facial_transformation_matrixes: List[np.ndarray]
+    face_head_poses: List[Optional[HeadPose]] = dataclasses.field(default_factory=list)
+    face_metric_landmarks: List[Optional[List[Landmark]]] = dataclasses.field(default_factory=list)
+    face_iris_distances: List[Optional[IrisDistances]] = dataclasses.field(default_factory=list)
+    face_tracking_ids: List[int] = dataclasses.field(default_factory=list)
+    face_scores: List[FaceScores] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class FaceLandmarkerOptions:
+    """MediaPipe's options, with its names and defaults, then Visage's own.
+
+    Visage's: `output_head_poses`, `output_metric_landmarks`, `output_iris_distances`,
+    `output_scores` (extra outputs); `track_faces` (a tracking ID per face); `detector_range`
+    ("short", the bundle's detector; "full", the full-range detector for faces far away; "all",
+    both at every scale, for group photos); `search_any_rotation` (faces sideways or upside
+    down); `landmark_smoothing` ("every_face", the default; "mediapipe"; "off").
+    """
+
+    base_options: BaseOptions = dataclasses.field(default_factory=BaseOptions)
+    running_mode: RunningMode = RunningMode.IMAGE
+    num_faces: int = 1
+    min_face_detection_confidence: float = 0.5
+    min_face_presence_confidence: float = 0.5
+    min_tracking_confidence: float = 0.5
+    output_face_blendshapes: bool = False
+    output_facial_transformation_matrixes: bool = False
+    result_callback: Optional[Callable[[FaceLandmarkerResult, Image, int], None]] = None
+    output_head_poses: bool = False
+    output_metric_landmarks: bool = False
+    output_iris_distances: bool = False
+    output_scores: bool = False
+    track_faces: bool = False
+    detector_range: str = "short"
+    search_any_rotation: bool = False
+    landmark_smoothing: Optional[str] = None
+
+
+def _points(row: np.ndarray, kind: type) -> list:
+    return [kind(x, y, z) for x, y, z in row.reshape(-1, 3).tolist()]
+
+
+def _optional_rows(rows: Optional[np.ndarray], make: Callable) -> list:
+    if rows is None:
+        return []
+    return [None if np.isnan(row).all() else make(row) for row in rows]
+
+
+class FaceLandmarker(VisionTask):
+    """Finds faces and their 478 landmarks; `detect`, `detect_for_video` or `detect_async` by
+    running mode. Use as a context manager, or call `close()`."""
+
+    _names: Optional[List[str]] = None
+
+    def __init__(self, options: FaceLandmarkerOptions):
+        if not isinstance(options, FaceLandmarkerOptions):
+            raise ValueError(f"options must be FaceLandmarkerOptions, got {type(options).__name__}")
+        configuration = {
+            "task": "face_landmarker",
+            "num_faces": options.num_faces,
+            "min_face_detection_confidence": options.min_face_detection_confidence,
+            "min_face_presence_confidence": options.min_face_presence_confidence,
+            "min_tracking_confidence": options.min_tracking_confidence,
+            "output_face_blendshapes": options.output_face_blendshapes,
+            "output_facial_transformation_matrixes": options.output_facial_transformation_matrixes,
+            "output_head_poses": options.output_head_poses,
+            "output_metric_landmarks": options.output_metric_landmarks,
+            "output_iris_distances": options.output_iris_distances,
+            "output_scores": options.output_scores,
+            "track_faces": options.track_faces,
+            "detector_range": options.detector_range,
+            "search_any_rotation": options.search_any_rotation,
+            "landmark_smoothing": options.landmark_smoothing,
+        }
+        super().__init__(configuration, options.base_options, options.running_mode, options.result_callback)
+
+    @classmethod
+    def create_from_model_path(cls, model_path: str) -> "FaceLandmarker":
+        """A landmarker in image mode for the `.task` bundle at `model_path`."""
+        return cls(FaceLandmarkerOptions(base_options=BaseOptions(model_asset_path=model_path)))
+
+    @classmethod
+    def create_from_options(cls, options: FaceLandmarkerOptions) -> "FaceLandmarker":
+        """A landmarker with these options. Raises ValueError for bad options,
+        FileNotFoundError for a missing model, RuntimeError for a model that cannot be read."""
+        return cls(options)
+
+    def detect(
+        self,
+        image: Image,
+        image_processing_options: Optional[ImageProcessingOptions] = None,
+        face_regions: Optional[Sequence[FaceRegion]] = None,
+    ) -> FaceLandmarkerResult:
+        """The faces in one image (image mode). With `face_regions` (Visage: `FaceRegion`s or a
+        detector's detections), the landmarks of those faces, with no detector run."""
+        table = self._run(RunningMode.IMAGE, "detect", image, 0, image_processing_options, regions_array(face_regions))
+        return self._take(table)
+
+    def detect_for_video(
+        self, image: Image, timestamp_ms: int, image_processing_options: Optional[ImageProcessingOptions] = None
+    ) -> FaceLandmarkerResult:
+        """The faces in one frame of a video (video mode); timestamps must increase."""
+        table = self._run(RunningMode.VIDEO, "detect_for_video", image, timestamp_ms, image_processing_options)
+        return self._take(table)
+
+    def detect_async(
+        self, image: Image, timestamp_ms: int, image_processing_options: Optional[ImageProcessingOptions] = None
+    ) -> None:
+        """Hands a live-stream frame over and returns; its result goes to `result_callback`
+        (on another thread), unless a newer frame replaces it first."""
+        self._run(RunningMode.LIVE_STREAM, "detect_async", image, timestamp_ms, image_processing_options)
+
+    def _take(self, table: Optional[_native.ResultTable]) -> FaceLandmarkerResult:
+        assert table is not None
+        try:
+            return self._convert(table)
+        finally:
+            table.close()
+
+    def _convert(self, table: _native.ResultTable) -> FaceLandmarkerResult:
+        landmarks = table.rows(Field.LANDMARKS)
+        blendshapes = table.rows(Field.BLENDSHAPES)
+        face_blendshapes = []
+        if blendshapes is not None and len(blendshapes):
+            if FaceLandmarker._names is None:
+                FaceLandmarker._names = table.names()
+            names = FaceLandmarker._names
+            face_blendshapes = [
+                [Category(index=i, score=score, category_name=names[i]) for i, score in enumerate(row.tolist())]
+                for row in blendshapes
+            ]
+        matrices = table.rows(Field.MATRICES)
+        ids = table.rows(Field.TRACKING_IDS)
+        scores = table.rows(Field.SCORES)
+        return FaceLandmarkerResult(
+            face_landmarks=[_points(row, NormalizedLandmark) for row in landmarks],
+            face_blendshapes=face_blendshapes,
+            facial_transformation_matrixes=[] if matrices is None else [row.reshape(4, 4).copy() for row in matrices],
+            face_head_poses=_optional_rows(table.rows(Field.HEAD_POSES), lambda r: HeadPose(*r.tolist())),
+            face_metric_landmarks=_optional_rows(table.rows(Field.METRIC_LANDMARKS), lambda r: _points(r, Landmark)),
+            face_iris_distances=_optional_rows(table.rows(Field.IRIS_DISTANCES), lambda r: IrisDistances(*r.tolist())),
+            face_tracking_ids=[] if ids is None else [int(v) for v in ids[:, 0]],
+            face_scores=[]
+            if scores is None
+            else [FaceScores(None if np.isnan(d) else d, p) for d, p in scores.tolist()],
+        )
+
+
+def aligned_face_crop(image: Image, landmarks: Sequence[NormalizedLandmark], size: int = 112, margin: float = 0.0) -> Image:
+    """Visage: a `size` × `size` SRGB crop of one face, turned and scaled so that its eyes, nose
+    and mouth corners sit where face-recognition models expect them (ArcFace's five points),
+    with room `margin` (a fraction of the template's size) on each side."""
+    if not isinstance(image, Image):
+        raise ValueError(f"aligned_face_crop takes an Image, got {type(image).__name__}")
+    points = np.asarray([[p.x, p.y, p.z or 0.0] for p in landmarks], dtype=np.float32).reshape(-1, 3)
+    data, width, height, row_bytes, channels = _native.pixels(image._data)
+    out, error = ctypes.c_void_p(), ctypes.c_void_p()
+    status = _native.lib.visage_face_crop(
+        data.ctypes.data, _native.byte_span(data, height, row_bytes, width, channels), width, height, row_bytes,
+        channels, points.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(points), int(size), float(margin),
+        ctypes.byref(out), ctypes.byref(error),
+    )  # fmt: skip
+    _native.check(status, error)
+    try:
+        pixels = np.frombuffer(ctypes.string_at(out.value, int(size) * int(size) * 3), dtype=np.uint8)
+    finally:
+        _native.lib.visage_free(out.value)
+    return Image(ImageFormat.SRGB, pixels.reshape(int(size), int(size), 3))
