@@ -43,11 +43,12 @@ def same(python_value, json_value, label):
 def test_landmarker_equals_cli(cli, images, detector_range, least):
     lines = run_cli(
         cli, "landmark", "--num-faces", "4", "--blendshapes", "--transformation-matrices", "--head-pose",
-        "--iris-distance", "--scores", "--ignore-exif", "--detector-range", detector_range, *images,
+        "--iris-distance", "--metric-mesh", "--scores", "--ignore-exif", "--detector-range", detector_range, *images,
     )  # fmt: skip
     options = vision.FaceLandmarkerOptions(
         num_faces=4, output_face_blendshapes=True, output_facial_transformation_matrixes=True,
-        output_head_poses=True, output_iris_distances=True, output_scores=True, detector_range=detector_range,
+        output_head_poses=True, output_iris_distances=True, output_metric_landmarks=True, output_scores=True,
+        detector_range=detector_range,
     )  # fmt: skip
     faces = 0
     with vision.FaceLandmarker.create_from_options(options) as task:
@@ -70,6 +71,10 @@ def test_landmarker_equals_cli(cli, images, detector_range, least):
                 assert (ours is None) == (theirs is None)
                 if ours is not None:
                     same(ours.left, theirs["left"], path), same(ours.right, theirs["right"], path)
+            for ours, theirs in zip(result.face_metric_landmarks, line["faceMetricLandmarks"]):
+                assert (ours is None) == (theirs is None)
+                for p, q in zip(ours or [], theirs or []):
+                    same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
             for ours, theirs in zip(result.face_scores, line["faceScores"]):
                 same(ours.presence, theirs["presence"], path)
             faces += len(result.face_landmarks)

@@ -53,10 +53,10 @@ def _load() -> ctypes.CDLL:
             [p, i32, p, i64, i64, i64, i64, i32, i32, i64, ctypes.POINTER(ctypes.c_float), i64, ctypes.POINTER(p), _ErrorOut],
         ),
         "visage_task_close": (None, [p]),
-        "visage_result_rows": (i64, [p, i32]),
-        "visage_result_copy": (i64, [p, i32, ctypes.POINTER(ctypes.c_float), i64]),
+        "visage_result_field": (i64, [p, i32, ctypes.POINTER(p), ctypes.POINTER(i64)]),
         "visage_result_names": (p, [p]),
         "visage_result_timestamp": (i64, [p]),
+        "visage_result_engine_nanoseconds": (i64, [p]),
         "visage_result_free": (None, [p]),
         "visage_image_decode": (i32, [ctypes.c_char_p, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut]),
         "visage_face_crop": (
@@ -118,15 +118,15 @@ class ResultTable:
         self.pointer = pointer
 
     def rows(self, field: Field) -> Optional[np.ndarray]:
-        """The field's rows as a 2-D float32 array, or None when the output is off."""
-        count = lib.visage_result_rows(self.pointer, field)
+        """The field's rows as a 2-D float32 array (read-only, a copy of the engine's), or None
+        when the output is off."""
+        values, width = ctypes.c_void_p(), ctypes.c_int64()
+        count = lib.visage_result_field(self.pointer, field, ctypes.byref(values), ctypes.byref(width))
         if count < 0:
             return None
-        size = lib.visage_result_copy(self.pointer, field, None, 0) if count else 0
-        values = np.empty(max(size, 0), dtype=np.float32)
-        if size:
-            lib.visage_result_copy(self.pointer, field, values.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), size)
-        return values.reshape(count, -1) if count else values.reshape(0, 0)
+        size = count * width.value
+        data = ctypes.string_at(values.value, size * 4) if size else b""
+        return np.frombuffer(data, dtype=np.float32).reshape(count, width.value)
 
     def names(self) -> list:
         """The blendshapes' category names."""
@@ -134,6 +134,10 @@ class ResultTable:
 
     def timestamp(self) -> int:
         return lib.visage_result_timestamp(self.pointer)
+
+    def engine_milliseconds(self) -> float:
+        """How long the engine's own call took."""
+        return lib.visage_result_engine_nanoseconds(self.pointer) / 1e6
 
     def close(self) -> None:
         if self.pointer:

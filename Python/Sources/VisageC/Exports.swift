@@ -40,7 +40,8 @@ public func visageTaskRun(
   guarded(error) {
     result.pointee = nil
     let task = Unmanaged<TaskHandle>.fromOpaque(handle).takeUnretainedValue()
-    let image = try makeImage(pixels, byteCount, width, height, rowBytes, channels, rotation)
+    let source = try PixelSource(pixels, byteCount, width, height, rowBytes, channels)
+    let image = try task.image(source, rotation: rotation)
     let faceRegions = regions.map { pointer in
       (0..<Int(max(regionCount, 0))).map { i in
         let r = pointer + 5 * i
@@ -63,31 +64,18 @@ public func visageTaskClose(_ handle: UnsafeMutableRawPointer) {
   task.release()
 }
 
-/// Rows in a result's field, or -1 when the field is not in the result (its output is off).
-@_cdecl("visage_result_rows")
-public func visageResultRows(_ result: UnsafeMutableRawPointer, _ field: Int32) -> Int64 {
-  let table = Unmanaged<ResultTable>.fromOpaque(result).takeUnretainedValue()
-  guard let field = ResultTable.Field(rawValue: field), let rows = table.rows[field] else { return -1 }
-  return Int64(rows.count)
-}
-
-/// Copies a field's rows, one after another, into `out`, which holds `capacity` floats; returns
-/// the floats the field has (nothing is copied when that is more than `capacity` or `out` is
-/// null), or -1.
-@_cdecl("visage_result_copy")
-public func visageResultCopy(
-  _ result: UnsafeMutableRawPointer, _ field: Int32, _ out: UnsafeMutablePointer<Float>?, _ capacity: Int64
+/// A result's field: its rows (-1 when the field is not in the result, its output being off),
+/// with `*width` floats each at `*values`, which stay valid until `visage_result_free`.
+@_cdecl("visage_result_field")
+public func visageResultField(
+  _ result: UnsafeMutableRawPointer, _ field: Int32, _ values: UnsafeMutablePointer<UnsafeRawPointer?>,
+  _ width: UnsafeMutablePointer<Int64>
 ) -> Int64 {
   let table = Unmanaged<ResultTable>.fromOpaque(result).takeUnretainedValue()
-  guard let field = ResultTable.Field(rawValue: field), let rows = table.rows[field] else { return -1 }
-  let count = rows.reduce(0) { $0 + $1.count }
-  guard let out, count <= capacity else { return Int64(count) }
-  var offset = 0
-  for row in rows where !row.isEmpty {
-    row.withUnsafeBufferPointer { (out + offset).update(from: $0.baseAddress!, count: $0.count) }
-    offset += row.count
-  }
-  return Int64(count)
+  guard let field = ResultTable.Field(rawValue: field), let block = table.blocks[field] else { return -1 }
+  values.pointee = UnsafeRawPointer(block.values.baseAddress)
+  width.pointee = Int64(block.width)
+  return Int64(block.rows)
 }
 
 /// The blendshapes' category names, one per line; freed with `visage_free`.
@@ -100,6 +88,14 @@ public func visageResultNames(_ result: UnsafeMutableRawPointer) -> UnsafeMutabl
 @_cdecl("visage_result_timestamp")
 public func visageResultTimestamp(_ result: UnsafeMutableRawPointer) -> Int64 {
   Int64(Unmanaged<ResultTable>.fromOpaque(result).takeUnretainedValue().timestamp)
+}
+
+/// The engine's time for a result in nanoseconds: the task's own call, without the image copy
+/// or this table (`ResultTable.engineTime`).
+@_cdecl("visage_result_engine_nanoseconds")
+public func visageResultEngineNanoseconds(_ result: UnsafeMutableRawPointer) -> Int64 {
+  let time = Unmanaged<ResultTable>.fromOpaque(result).takeUnretainedValue().engineTime.components
+  return time.seconds * 1_000_000_000 + time.attoseconds / 1_000_000_000
 }
 
 @_cdecl("visage_result_free")
@@ -133,36 +129,13 @@ public func visageFaceCrop(
   _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ error: ErrorOut
 ) -> Int32 {
   guarded(error) {
-    let image = try makeImage(pixels, byteCount, width, height, rowBytes, channels, 0)
+    let image = try PixelSource(pixels, byteCount, width, height, rowBytes, channels).image(rotation: 0)
     let points = (0..<Int(max(landmarkCount, 0))).map {
       NormalizedLandmark(x: landmarks[3 * $0], y: landmarks[3 * $0 + 1], z: landmarks[3 * $0 + 2])
     }
     let crop = try image.alignedFaceCrop(landmarks: points, options: FaceCropOptions(size: Int(size), margin: margin))
     out.pointee = copyOut(crop.pixels)
   }
-}
-
-/// An image from a caller's buffer (copied once, into the image's RGB rows).
-private func makeImage(
-  _ pixels: UnsafeRawPointer?, _ byteCount: Int64, _ width: Int64, _ height: Int64, _ rowBytes: Int64,
-  _ channels: Int32, _ rotation: Int32
-) throws -> MPImage {
-  let format: MPImage.PixelFormat
-  switch channels {
-  case 1: format = .gray
-  case 3: format = .rgb
-  case 4: format = .rgba
-  default: throw CallError("images must have 1, 3 or 4 channels, got \(channels)")
-  }
-  guard let pixels, byteCount >= 0 else { throw CallError("no pixels") }
-  guard rotation % 90 == 0 else { throw CallError("Expected rotation to be a multiple of 90°.") }
-  // MediaPipe's rotation_degrees r turns the model's input by -r degrees, as iOS's
-  // orientations do: 90 is `.right` (iOS's -270), 270 is `.left` (-90).
-  let orientations: [MPImage.Orientation] = [.up, .right, .down, .left]
-  return try MPImage(
-    width: Int(clamping: width), height: Int(clamping: height), bytesPerRow: Int(clamping: rowBytes),
-    format: format, buffer: UnsafeRawBufferPointer(start: pixels, count: Int(byteCount)),
-    orientation: orientations[Int(((rotation % 360) + 360) % 360 / 90)])
 }
 
 /// A malloc'd copy of `bytes`, which C frees.

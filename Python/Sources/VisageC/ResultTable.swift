@@ -1,9 +1,9 @@
 import Visage
 
 /// A task's result laid out for the C ABI: for each field, rows of 32-bit floats of one width
-/// (a face's 478 landmarks as x, y, z; a detection's box), which Python reads into numpy in one
-/// call per field. An output that is off has no entry; a face without a value (a head pose the
-/// geometry could not give) has a row of NaN.
+/// (a face's 478 landmarks as x, y, z; a detection's box) in one block of memory, which Python
+/// reads into numpy with one call per field. An output that is off has no entry; a face without
+/// a value (a head pose the geometry could not give) has a row of NaN.
 final class ResultTable {
   /// The fields, by the number the C ABI takes (`_native.py` names the same numbers).
   enum Field: Int32, CaseIterable {
@@ -13,55 +13,98 @@ final class ResultTable {
     case categories, keypoints, facePresences, detectionTrackingIds, rotations
   }
 
-  private(set) var rows: [Field: [[Float]]] = [:]
+  /// One field's rows, one after another, in memory that stays put while the table lives.
+  final class Block {
+    let rows: Int
+    let width: Int
+    let values: UnsafeMutableBufferPointer<Float>
+
+    init(_ rows: [[Float]]) {
+      self.rows = rows.count
+      width = rows.map(\.count).max() ?? 0
+      values = .allocate(capacity: max(self.rows * width, 1))
+      var offset = 0
+      for row in rows {
+        _ = values[offset...].initialize(fromContentsOf: row)
+        values[(offset + row.count)..<(offset + width)].initialize(repeating: .nan)
+        offset += width
+      }
+    }
+
+    deinit { values.deallocate() }
+  }
+
+  private(set) var blocks: [Field: Block] = [:]
+  /// The first face's blendshapes, whose category names Python asks for once.
+  private var firstBlendshapes: Classifications?
   /// The blendshapes' category names, in score order.
-  private(set) var categoryNames: [String] = []
+  var categoryNames: [String] { firstBlendshapes?.categories.map { $0.categoryName ?? "" } ?? [] }
   let timestamp: Int
+  /// How long the engine took to compute the result, table excluded (zero for live streams).
+  var engineTime: Duration = .zero
 
   init(_ result: FaceLandmarkerResult) {
     timestamp = result.timestampInMilliseconds
-    rows[.landmarks] = result.faceLandmarks.map { $0.flatMap { [$0.x, $0.y, $0.z] } }
+    blocks[.landmarks] = Block(result.faceLandmarks.map { Self.xyz($0) { ($0.x, $0.y, $0.z) } })
     if !result.faceBlendshapes.isEmpty {
-      rows[.blendshapes] = result.faceBlendshapes.map { $0.categories.map(\.score) }
-      categoryNames = result.faceBlendshapes[0].categories.map { $0.categoryName ?? "" }
+      blocks[.blendshapes] = Block(result.faceBlendshapes.map { $0.categories.map(\.score) })
+      firstBlendshapes = result.faceBlendshapes[0]
     }
     if !result.facialTransformationMatrixes.isEmpty {
-      rows[.matrices] = result.facialTransformationMatrixes.map(\.rowMajor)
+      blocks[.matrices] = Block(result.facialTransformationMatrixes.map(\.rowMajor))
     }
     if !result.faceHeadPoses.isEmpty {
-      rows[.headPoses] = result.faceHeadPoses.map { $0.map { [$0.x, $0.y, $0.z] } ?? Self.missing(3) }
+      blocks[.headPoses] = Block(result.faceHeadPoses.map { $0.map { [$0.x, $0.y, $0.z] } ?? Self.missing(3) })
     }
     if !result.faceMetricLandmarks.isEmpty {
-      rows[.metricLandmarks] = result.faceMetricLandmarks.map {
-        $0.map { $0.flatMap { [$0.x, $0.y, $0.z] } } ?? Self.missing(468 * 3)
-      }
+      blocks[.metricLandmarks] = Block(
+        result.faceMetricLandmarks.map {
+          $0.map { Self.xyz($0) { ($0.x, $0.y, $0.z) } } ?? Self.missing(468 * 3)
+        })
     }
     if !result.faceIrisDistances.isEmpty {
-      rows[.irisDistances] = result.faceIrisDistances.map { $0.map { [$0.left, $0.right] } ?? Self.missing(2) }
+      blocks[.irisDistances] = Block(
+        result.faceIrisDistances.map { $0.map { [$0.left, $0.right] } ?? Self.missing(2) })
     }
-    if !result.faceTrackingIds.isEmpty { rows[.trackingIds] = result.faceTrackingIds.map { [Float($0)] } }
+    if !result.faceTrackingIds.isEmpty { blocks[.trackingIds] = Block(result.faceTrackingIds.map { [Float($0)] }) }
     if !result.faceScores.isEmpty {
-      rows[.scores] = result.faceScores.map { [$0.detection ?? .nan, $0.presence] }
+      blocks[.scores] = Block(result.faceScores.map { [$0.detection ?? .nan, $0.presence] })
     }
   }
 
   init(_ result: FaceDetectorResult, imageWidth: Int, imageHeight: Int) {
     timestamp = result.timestampInMilliseconds
     let detections = result.detections
-    rows[.boxes] = detections.map {
-      [$0.boundingBox.minX, $0.boundingBox.minY, $0.boundingBox.width, $0.boundingBox.height].map { Float($0) }
-    }
-    rows[.categories] = detections.map { [Float($0.categories[0].index), $0.categories[0].score] }
-    rows[.keypoints] = detections.map {
-      ($0.keypoints ?? []).flatMap { [Float($0.location.x), Float($0.location.y), $0.score] }
-    }
-    rows[.facePresences] = detections.map { [$0.facePresence ?? .nan] }
-    rows[.rotations] = detections.map {
-      [$0.inPlaneRotation(imageWidth: imageWidth, imageHeight: imageHeight).map { Float($0) } ?? .nan]
-    }
+    blocks[.boxes] = Block(
+      detections.map {
+        [$0.boundingBox.minX, $0.boundingBox.minY, $0.boundingBox.width, $0.boundingBox.height].map { Float($0) }
+      })
+    blocks[.categories] = Block(detections.map { [Float($0.categories[0].index), $0.categories[0].score] })
+    blocks[.keypoints] = Block(
+      detections.map {
+        ($0.keypoints ?? []).flatMap { [Float($0.location.x), Float($0.location.y), $0.score] }
+      })
+    blocks[.facePresences] = Block(detections.map { [$0.facePresence ?? .nan] })
+    blocks[.rotations] = Block(
+      detections.map {
+        [$0.inPlaneRotation(imageWidth: imageWidth, imageHeight: imageHeight).map { Float($0) } ?? .nan]
+      })
     if !result.faceTrackingIds.isEmpty {
-      rows[.detectionTrackingIds] = result.faceTrackingIds.map { [Float($0)] }
+      blocks[.detectionTrackingIds] = Block(result.faceTrackingIds.map { [Float($0)] })
     }
+  }
+
+  /// Points as one row of x, y, z: a face's 478 landmarks in a single array.
+  private static func xyz<Point>(_ points: [Point], _ coordinates: (Point) -> (Float, Float, Float)) -> [Float] {
+    var row: [Float] = []
+    row.reserveCapacity(3 * points.count)
+    for point in points {
+      let (x, y, z) = coordinates(point)
+      row.append(x)
+      row.append(y)
+      row.append(z)
+    }
+    return row
   }
 
   private static func missing(_ count: Int) -> [Float] { [Float](repeating: .nan, count: count) }

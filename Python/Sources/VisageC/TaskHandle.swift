@@ -11,7 +11,7 @@ public typealias LiveStreamCallback =
 /// One task behind a C handle: a face landmarker or a face detector. The engine's tasks
 /// serialise their own calls, so a handle may be used from several threads at once.
 final class TaskHandle: @unchecked Sendable {
-  // @unchecked: `task` is set once in init; `sizes` and `closed` are guarded by `lock`.
+  // @unchecked: `task` is set once in init; `sizes`, `closed` and `frame` are guarded by `lock`.
   private enum Task {
     case landmarker(FaceLandmarker)
     case detector(FaceDetector)
@@ -21,6 +21,8 @@ final class TaskHandle: @unchecked Sendable {
   /// Live-stream frames' sizes by timestamp, for the detector's in-plane rotations.
   private var sizes: [Int: (Int, Int)] = [:]
   private var closed = false
+  /// The last frame's RGB rows, whose memory the next frame reuses (`PixelSource`).
+  private var frame: [UInt8] = []
 
   init(configuration: TaskConfiguration, callback: LiveStreamCallback?, context: UnsafeMutableRawPointer?) throws {
     let context = UInt(bitPattern: context)
@@ -66,30 +68,49 @@ final class TaskHandle: @unchecked Sendable {
   }
 
   /// Runs one image: mode 0 is a still image, 1 a video frame, 2 a live-stream frame (whose
-  /// result goes to the callback; nil is returned).
+  /// result goes to the callback; nil is returned). The table records how long the engine's
+  /// own call took, so that a benchmark can tell it from the cost of crossing into Python.
   func run(mode: Int32, image: MPImage, timestamp: Int, regions: [FaceRegion]?) throws -> ResultTable? {
+    let clock = ContinuousClock()
+    var engineTime = Duration.zero
+    // The task's own call, timed as `visage bench` times it.
+    func timed<Result>(_ call: () throws -> Result) rethrows -> Result {
+      let start = clock.now
+      defer { engineTime = start.duration(to: clock.now) }
+      return try call()
+    }
+    let table: ResultTable
     switch (task!, mode) {
     case (.landmarker(let task), 0):
-      return ResultTable(
-        try regions.map { try task.detect(image: image, faceRegions: $0) } ?? task.detect(image: image))
+      table = ResultTable(
+        try timed { try regions.map { try task.detect(image: image, faceRegions: $0) } ?? task.detect(image: image) })
     case (.landmarker(let task), 1):
-      return ResultTable(try task.detect(videoFrame: image, timestampInMilliseconds: timestamp))
+      table = ResultTable(try timed { try task.detect(videoFrame: image, timestampInMilliseconds: timestamp) })
     case (.landmarker(let task), 2):
       try task.detectAsync(image: image, timestampInMilliseconds: timestamp)
+      return nil
     case (.detector, _) where regions != nil:
       throw CallError("face regions are for the face landmarker")
     case (.detector(let task), 0):
-      return ResultTable(try task.detect(image: image), imageWidth: image.width, imageHeight: image.height)
+      let result = try timed { try task.detect(image: image) }
+      table = ResultTable(result, imageWidth: image.width, imageHeight: image.height)
     case (.detector(let task), 1):
-      let result = try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
-      return ResultTable(result, imageWidth: image.width, imageHeight: image.height)
+      let result = try timed { try task.detect(videoFrame: image, timestampInMilliseconds: timestamp) }
+      table = ResultTable(result, imageWidth: image.width, imageHeight: image.height)
     case (.detector(let task), 2):
       lock.withLock { sizes[timestamp] = (image.width, image.height) }
       try task.detectAsync(image: image, timestampInMilliseconds: timestamp)
+      return nil
     default:
       throw CallError("unknown running mode \(mode)")
     }
-    return nil
+    table.engineTime = engineTime
+    return table
+  }
+
+  /// An image of the caller's pixels, copied into memory this handle reuses from frame to frame.
+  func image(_ source: PixelSource, rotation: Int32) throws -> MPImage {
+    try lock.withLock { try source.image(rotation: rotation, reusing: &frame) }
   }
 
   /// Waits for the live stream's frames in hand, then stops calling back.

@@ -131,6 +131,17 @@ class VisionTask:
     def _convert(self, table: _native.ResultTable) -> Any:
         raise NotImplementedError
 
+    def _take(self, table: Optional[_native.ResultTable]) -> Any:
+        """The result of an image or video call, the engine's table freed. The engine's own time
+        rides along outside the result's fields (`_engine_ms`, for Benchmarks/python_api.py)."""
+        assert table is not None
+        try:
+            result = self._convert(table)
+            result.__dict__["_engine_ms"] = table.engine_milliseconds()
+            return result
+        finally:
+            table.close()
+
     def _deliver(self, table: Optional[_native.ResultTable], timestamp: int, error: Optional[bytes]) -> None:
         with self._images_lock:
             image = self._images.pop(timestamp, None)

@@ -101,13 +101,6 @@ class FaceDetector(VisionTask):
         """Hands a live-stream frame over and returns; its result goes to `result_callback`."""
         self._run(RunningMode.LIVE_STREAM, "detect_async", image, timestamp_ms, image_processing_options)
 
-    def _take(self, table: Optional[_native.ResultTable]) -> FaceDetectorResult:
-        assert table is not None
-        try:
-            return self._convert(table)
-        finally:
-            table.close()
-
     def _convert(self, table: _native.ResultTable) -> FaceDetectorResult:
         boxes = table.rows(Field.BOXES).tolist()
         categories = table.rows(Field.CATEGORIES).tolist()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import itertools
 from typing import Callable, List, Optional, Sequence
 
 import numpy as np
@@ -71,6 +72,26 @@ class FaceLandmarkerResult:
     face_tracking_ids: List[int] = dataclasses.field(default_factory=list)
     face_scores: List[FaceScores] = dataclasses.field(default_factory=list)
 
+    def landmarks_array(self, face: int) -> np.ndarray:
+        """Visage: one face's landmarks as a (478, 3) float32 array of x, y, z: the engine's
+        values, with no Python object made per landmark."""
+        lazy = self.__dict__.get("_lazy", {})
+        if "face_landmarks" in lazy and "face_landmarks" not in self.__dict__:
+            return lazy["face_landmarks"][1][face].reshape(-1, 3).copy()
+        return np.asarray([[p.x, p.y, p.z] for p in self.face_landmarks[face]], np.float32)
+
+    def __getattr__(self, name: str):
+        # Reached only for an attribute not set: `face_landmarks` and `face_blendshapes` of a
+        # result the engine made, whose objects (478 and 52 a face) are made from its arrays
+        # when first read, most of the cost of bringing a result into Python; then kept.
+        lazy = self.__dict__.get("_lazy", {})
+        if name in lazy:
+            make, rows = lazy[name]
+            value = [make(row) for row in rows]
+            self.__dict__[name] = value
+            return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
 
 @dataclasses.dataclass
 class FaceLandmarkerOptions:
@@ -103,7 +124,17 @@ class FaceLandmarkerOptions:
 
 
 def _points(row: np.ndarray, kind: type) -> list:
-    return [kind(x, y, z) for x, y, z in row.reshape(-1, 3).tolist()]
+    # starmap over tolist(): the quickest way to make MediaPipe's 478 objects per face.
+    return list(itertools.starmap(kind, row.reshape(-1, 3).tolist()))
+
+
+def _normalized_points(row: np.ndarray) -> list:
+    return _points(row, NormalizedLandmark)
+
+
+def _categories(row: np.ndarray) -> list:
+    names = FaceLandmarker._names
+    return [Category(i, score, None, names[i]) for i, score in enumerate(row.tolist())]
 
 
 def _optional_rows(rows: Optional[np.ndarray], make: Callable) -> list:
@@ -138,6 +169,8 @@ class FaceLandmarker(VisionTask):
             "search_any_rotation": options.search_any_rotation,
             "landmark_smoothing": options.landmark_smoothing,
         }
+        # The outputs asked for: the result reads only those fields.
+        self._outputs = dataclasses.replace(options, result_callback=None)
         super().__init__(configuration, options.base_options, options.running_mode, options.result_callback)
 
     @classmethod
@@ -176,40 +209,35 @@ class FaceLandmarker(VisionTask):
         (on another thread), unless a newer frame replaces it first."""
         self._run(RunningMode.LIVE_STREAM, "detect_async", image, timestamp_ms, image_processing_options)
 
-    def _take(self, table: Optional[_native.ResultTable]) -> FaceLandmarkerResult:
-        assert table is not None
-        try:
-            return self._convert(table)
-        finally:
-            table.close()
-
     def _convert(self, table: _native.ResultTable) -> FaceLandmarkerResult:
-        landmarks = table.rows(Field.LANDMARKS)
+        result = FaceLandmarkerResult.__new__(FaceLandmarkerResult)
+        # The landmarks and blendshapes become objects when first read (FaceLandmarkerResult).
+        lazy = {"face_landmarks": (_normalized_points, table.rows(Field.LANDMARKS))}
         blendshapes = table.rows(Field.BLENDSHAPES)
-        face_blendshapes = []
         if blendshapes is not None and len(blendshapes):
             if FaceLandmarker._names is None:
                 FaceLandmarker._names = table.names()
-            names = FaceLandmarker._names
-            face_blendshapes = [
-                [Category(index=i, score=score, category_name=names[i]) for i, score in enumerate(row.tolist())]
-                for row in blendshapes
-            ]
-        matrices = table.rows(Field.MATRICES)
-        ids = table.rows(Field.TRACKING_IDS)
-        scores = table.rows(Field.SCORES)
-        return FaceLandmarkerResult(
-            face_landmarks=[_points(row, NormalizedLandmark) for row in landmarks],
-            face_blendshapes=face_blendshapes,
+            lazy["face_blendshapes"] = (_categories, blendshapes)
+        else:
+            result.face_blendshapes = []
+        outputs = self._outputs
+        matrices = table.rows(Field.MATRICES) if outputs.output_facial_transformation_matrixes else None
+        ids = table.rows(Field.TRACKING_IDS) if outputs.track_faces else None
+        scores = table.rows(Field.SCORES) if outputs.output_scores else None
+
+        def extra(wanted: bool, field: Field, make: Callable) -> list:
+            return _optional_rows(table.rows(field), make) if wanted else []
+
+        result.__dict__.update(
+            _lazy=lazy,
             facial_transformation_matrixes=[] if matrices is None else [row.reshape(4, 4).copy() for row in matrices],
-            face_head_poses=_optional_rows(table.rows(Field.HEAD_POSES), lambda r: HeadPose(*r.tolist())),
-            face_metric_landmarks=_optional_rows(table.rows(Field.METRIC_LANDMARKS), lambda r: _points(r, Landmark)),
-            face_iris_distances=_optional_rows(table.rows(Field.IRIS_DISTANCES), lambda r: IrisDistances(*r.tolist())),
+            face_head_poses=extra(outputs.output_head_poses, Field.HEAD_POSES, lambda r: HeadPose(*r.tolist())),
+            face_metric_landmarks=extra(outputs.output_metric_landmarks, Field.METRIC_LANDMARKS, lambda r: _points(r, Landmark)),
+            face_iris_distances=extra(outputs.output_iris_distances, Field.IRIS_DISTANCES, lambda r: IrisDistances(*r.tolist())),
             face_tracking_ids=[] if ids is None else [int(v) for v in ids[:, 0]],
-            face_scores=[]
-            if scores is None
-            else [FaceScores(None if np.isnan(d) else d, p) for d, p in scores.tolist()],
+            face_scores=[] if scores is None else [FaceScores(None if np.isnan(d) else d, p) for d, p in scores.tolist()],
         )
+        return result
 
 
 def aligned_face_crop(image: Image, landmarks: Sequence[NormalizedLandmark], size: int = 112, margin: float = 0.0) -> Image:
