@@ -31,8 +31,8 @@ extension MPImage {
     // A quarter turn reads the stored pixels down their columns; going tile by tile keeps the
     // stored rows a tile reads in cache.
     let tile = 64
-    let out = [UInt8](unsafeUninitializedCapacity: pixels.count) { upright, initialized in
-      pixels.withUnsafeBufferPointer { stored in
+    let out = [UInt8](unsafeUninitializedCapacity: width * height * 3) { upright, initialized in
+      withPixels { stored in
         for v0 in stride(from: 0, to: outHeight, by: tile) {
           for u0 in stride(from: 0, to: outWidth, by: tile) {
             for v in v0..<min(v0 + tile, outHeight) {
@@ -49,7 +49,7 @@ extension MPImage {
           }
         }
       }
-      initialized = pixels.count  // every output pixel is written once
+      initialized = width * height * 3  // every output pixel is written once
     }
     // The size is that of a valid image with its sides swapped at most, so this cannot fail.
     var upright = try! MPImage(width: outWidth, height: outHeight, rgb: out)

@@ -73,8 +73,16 @@ public struct MPImage: Sendable {
   public let width: Int
   /// Height in pixels, as stored.
   public let height: Int
-  /// `width * height * 3` bytes: RGB, rows top to bottom, no padding.
-  public let pixels: [UInt8]
+  /// `width * height * 3` bytes: RGB, rows top to bottom, no padding. (Of an image made by
+  /// `withBorrowedPixels`, a copy of the caller's bytes.)
+  public var pixels: [UInt8] {
+    switch storage {
+    case .owned(let array): array
+    case .borrowed(let bytes): Array(bytes)
+    }
+  }
+  /// Where the pixels are: the image's own array, or the caller's memory (`withBorrowedPixels`).
+  private let storage: Storage
   /// How the stored pixels are turned; detectors undo it as MediaPipe does.
   public var orientation: Orientation
   /// Visage: the camera's focal length in pixels, when known (Visage's decoders read it from
@@ -97,7 +105,7 @@ public struct MPImage: Sendable {
     }
     self.width = width
     self.height = height
-    self.pixels = pixels
+    self.storage = .owned(pixels)
     self.orientation = orientation
   }
 
@@ -128,14 +136,15 @@ public struct MPImage: Sendable {
     }
     // Every byte is written below, so the array is not zeroed first (a tenth of a millisecond
     // at 640×480, which a caller copying frames in from Python or C pays on every frame).
-    self.pixels = [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, count in
-      for y in 0..<height {
-        let row = buffer.baseAddress! + y * bytesPerRow
-        let dst = out.baseAddress! + y * width * 3
-        Self.convertRow(row, into: dst, count: width, format: format)
-      }
-      count = width * height * 3
-    }
+    self.storage = .owned(
+      [UInt8](unsafeUninitializedCapacity: width * height * 3) { out, count in
+        for y in 0..<height {
+          let row = buffer.baseAddress! + y * bytesPerRow
+          let dst = out.baseAddress! + y * width * 3
+          Self.convertRow(row, into: dst, count: width, format: format)
+        }
+        count = width * height * 3
+      })
     self.width = width
     self.height = height
     self.orientation = orientation
@@ -153,6 +162,52 @@ public struct MPImage: Sendable {
         width: width, height: height, bytesPerRow: bytesPerRow, format: format, buffer: $0,
         orientation: orientation)
     }
+  }
+
+  /// Visage: calls `body` with an image whose pixels are the caller's tightly packed RGB bytes,
+  /// read where they are instead of copied: for one image- or video-mode call on a frame the
+  /// caller holds (the Python package passes numpy arrays so). The image, and anything holding
+  /// it, must not be kept past `body`; a task handed it in live-stream mode, which keeps frames
+  /// for later, copies it first.
+  ///
+  /// - Throws: `MPImageError` if a dimension is not in 1...`maximumDimension` or `bytes` does
+  ///   not hold exactly `width * height * 3` bytes; else what `body` throws.
+  public static func withBorrowedPixels<Result>(
+    width: Int, height: Int, rgb bytes: UnsafeBufferPointer<UInt8>, orientation: Orientation = .up,
+    _ body: (MPImage) throws -> Result
+  ) throws -> Result {
+    try validate(width: width, height: height)
+    guard bytes.count == width * height * 3, bytes.baseAddress != nil else {
+      throw MPImageError.bufferSize(expected: width * height * 3, actual: bytes.count)
+    }
+    return try body(MPImage(width: width, height: height, storage: .borrowed(bytes), orientation: orientation))
+  }
+
+  private init(width: Int, height: Int, storage: Storage, orientation: Orientation) {
+    (self.width, self.height, self.storage, self.orientation) = (width, height, storage, orientation)
+  }
+
+  /// Calls `body` with the pixels where they are.
+  func withPixels<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    switch storage {
+    case .owned(let array): try array.withUnsafeBufferPointer(body)
+    case .borrowed(let bytes): try body(bytes)
+    }
+  }
+
+  /// This image with pixels of its own: itself, or a copy of borrowed pixels, for keeping.
+  func owningPixels() -> MPImage {
+    guard case .borrowed(let bytes) = storage else { return self }
+    var copy = MPImage(width: width, height: height, storage: .owned(Array(bytes)), orientation: orientation)
+    copy.focalLengthInPixels = focalLengthInPixels
+    return copy
+  }
+
+  /// The pixels' storage. A borrowed buffer lives only within `withBorrowedPixels`'s call, so
+  /// an image holding one never crosses threads beyond it (tasks copy before keeping one).
+  private enum Storage: @unchecked Sendable {
+    case owned([UInt8])
+    case borrowed(UnsafeBufferPointer<UInt8>)
   }
 
   /// Throws `MPImageError.dimensions` unless both sides are in 1...`maximumDimension`.

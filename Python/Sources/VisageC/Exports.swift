@@ -41,7 +41,6 @@ public func visageTaskRun(
     result.pointee = nil
     let task = Unmanaged<TaskHandle>.fromOpaque(handle).takeUnretainedValue()
     let source = try PixelSource(pixels, byteCount, width, height, rowBytes, channels)
-    let image = try task.image(source, rotation: rotation)
     let faceRegions = regions.map { pointer in
       (0..<Int(max(regionCount, 0))).map { i in
         let r = pointer + 5 * i
@@ -50,7 +49,9 @@ public func visageTaskRun(
           rotationDegrees: Double(r[4]))
       }
     }
-    if let table = try task.run(mode: mode, image: image, timestamp: Int(timestamp), regions: faceRegions) {
+    let table = try task.run(
+      mode: mode, source: source, rotation: rotation, timestamp: Int(timestamp), regions: faceRegions)
+    if let table {
       result.pointee = Unmanaged.passRetained(table).toOpaque()
     }
   }

@@ -34,23 +34,18 @@ struct PixelSource {
       buffer: UnsafeRawBufferPointer(start: base, count: byteCount), orientation: try Self.orientation(rotation))
   }
 
-  /// The image, its RGB rows copied into `storage`, whose memory is reused when no image holds
-  /// it any more: a copy per frame instead of an allocation and a copy. Anything but plain RGB
-  /// rows that fit the buffer goes to `image(rotation:)`, which reports what is wrong.
-  func image(rotation: Int32, reusing storage: inout [UInt8]) throws -> MPImage {
-    let packed = width * 3
-    let span = rowBytes.multipliedReportingOverflow(by: height - 1)
-    guard format == .rgb, (1...MPImage.maximumDimension).contains(width),
-      (1...MPImage.maximumDimension).contains(height), rowBytes >= packed, !span.overflow,
-      span.partialValue <= byteCount - packed
-    else { return try image(rotation: rotation) }
-    if storage.count != packed * height { storage = [UInt8](repeating: 0, count: packed * height) }
-    storage.withUnsafeMutableBytes { out in
-      for y in 0..<height {
-        (out.baseAddress! + y * packed).copyMemory(from: base + y * rowBytes, byteCount: packed)
-      }
+  /// Calls `body` with the image, read in place when the rows are packed RGB (numpy's usual
+  /// layout), else copied into RGB rows by the library. The image must not outlive `body`.
+  func withImage<Result>(rotation: Int32, _ body: (MPImage) throws -> Result) throws -> Result {
+    let sides = 1...MPImage.maximumDimension  // so that the products below cannot overflow
+    if format == .rgb, sides.contains(width), sides.contains(height), rowBytes == width * 3,
+      width * height <= byteCount / 3
+    {
+      let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: width * height * 3)
+      return try MPImage.withBorrowedPixels(
+        width: width, height: height, rgb: bytes, orientation: try Self.orientation(rotation), body)
     }
-    return try MPImage(width: width, height: height, rgb: storage, orientation: try Self.orientation(rotation))
+    return try body(try image(rotation: rotation))
   }
 
   /// MediaPipe's `rotation_degrees` r turns the model's input by -r degrees, as iOS's

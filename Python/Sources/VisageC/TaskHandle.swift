@@ -11,7 +11,7 @@ public typealias LiveStreamCallback =
 /// One task behind a C handle: a face landmarker or a face detector. The engine's tasks
 /// serialise their own calls, so a handle may be used from several threads at once.
 final class TaskHandle: @unchecked Sendable {
-  // @unchecked: `task` is set once in init; `sizes`, `closed` and `frame` are guarded by `lock`.
+  // @unchecked: `task` is set once in init; `sizes` and `closed` are guarded by `lock`.
   private enum Task {
     case landmarker(FaceLandmarker)
     case detector(FaceDetector)
@@ -21,8 +21,6 @@ final class TaskHandle: @unchecked Sendable {
   /// Live-stream frames' sizes by timestamp, for the detector's in-plane rotations.
   private var sizes: [Int: (Int, Int)] = [:]
   private var closed = false
-  /// The last frame's RGB rows, whose memory the next frame reuses (`PixelSource`).
-  private var frame: [UInt8] = []
 
   init(configuration: TaskConfiguration, callback: LiveStreamCallback?, context: UnsafeMutableRawPointer?) throws {
     let context = UInt(bitPattern: context)
@@ -70,7 +68,20 @@ final class TaskHandle: @unchecked Sendable {
   /// Runs one image: mode 0 is a still image, 1 a video frame, 2 a live-stream frame (whose
   /// result goes to the callback; nil is returned). The table records how long the engine's
   /// own call took, so that a benchmark can tell it from the cost of crossing into Python.
-  func run(mode: Int32, image: MPImage, timestamp: Int, regions: [FaceRegion]?) throws -> ResultTable? {
+  func run(
+    mode: Int32, source: PixelSource, rotation: Int32, timestamp: Int, regions: [FaceRegion]?
+  ) throws -> ResultTable? {
+    // Image and video calls read the caller's pixels in place; a live-stream frame is kept for
+    // later, so it is copied.
+    if mode == 2 {
+      return try run(mode: mode, image: try source.image(rotation: rotation), timestamp: timestamp, regions: regions)
+    }
+    return try source.withImage(rotation: rotation) {
+      try run(mode: mode, image: $0, timestamp: timestamp, regions: regions)
+    }
+  }
+
+  private func run(mode: Int32, image: MPImage, timestamp: Int, regions: [FaceRegion]?) throws -> ResultTable? {
     let clock = ContinuousClock()
     var engineTime = Duration.zero
     // The task's own call, timed as `visage bench` times it.
@@ -106,11 +117,6 @@ final class TaskHandle: @unchecked Sendable {
     }
     table.engineTime = engineTime
     return table
-  }
-
-  /// An image of the caller's pixels, copied into memory this handle reuses from frame to frame.
-  func image(_ source: PixelSource, rotation: Int32) throws -> MPImage {
-    try lock.withLock { try source.image(rotation: rotation, reusing: &frame) }
   }
 
   /// Waits for the live stream's frames in hand, then stops calling back.

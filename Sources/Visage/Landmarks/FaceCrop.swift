@@ -68,18 +68,22 @@ extension MPImage {
     }
     let n = options.size
     var out = [UInt8](repeating: 0, count: n * n * 3)
-    for v in 0..<n {
-      for u in 0..<n {
-        let q = SIMD2(Double(u), Double(v)) - t
-        let p = SIMD2((a * q.x + b * q.y) / norm, (-b * q.x + a * q.y) / norm)
-        sampleBilinear(at: p, into: &out, offset: (v * n + u) * 3)
+    withPixels { pixels in
+      for v in 0..<n {
+        for u in 0..<n {
+          let q = SIMD2(Double(u), Double(v)) - t
+          let p = SIMD2((a * q.x + b * q.y) / norm, (-b * q.x + a * q.y) / norm)
+          sampleBilinear(pixels, at: p, into: &out, offset: (v * n + u) * 3)
+        }
       }
     }
     return try MPImage(width: n, height: n, rgb: out)
   }
 
   /// The pixel value at `p` (pixel centres at whole coordinates), bilinear, black outside.
-  private func sampleBilinear(at p: SIMD2<Double>, into out: inout [UInt8], offset: Int) {
+  private func sampleBilinear(
+    _ pixels: UnsafeBufferPointer<UInt8>, at p: SIMD2<Double>, into out: inout [UInt8], offset: Int
+  ) {
     // Far outside (or not a number, from landmarks far off the picture): black, before any
     // conversion to Int could trap.
     guard p.x > -2, p.y > -2, p.x < Double(width) + 1, p.y < Double(height) + 1 else { return }

@@ -49,8 +49,6 @@ extension PerspectiveMap {
 extension MPImage {
   /// Calls `body` with the image's pixels as the warp's source.
   func withSource<R>(_ body: (FixedPointWarp.Source) -> R) -> R {
-    pixels.withUnsafeBufferPointer {
-      body(FixedPointWarp.Source(pixels: $0.baseAddress!, width: width, height: height))
-    }
+    withPixels { body(FixedPointWarp.Source(pixels: $0.baseAddress!, width: width, height: height)) }
   }
 }

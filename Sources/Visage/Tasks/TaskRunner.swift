@@ -65,7 +65,8 @@ final class TaskRunner<Output>: @unchecked Sendable {
     try runningMode.require(.liveStream, for: method)
     try gateLock.withLock {
       try timestamps.admit(timestamp)
-      liveStream?.submit(image, timestamp: timestamp)
+      // The frame is processed later: it must own its pixels (`MPImage.withBorrowedPixels`).
+      liveStream?.submit(image.owningPixels(), timestamp: timestamp)
     }
   }
 

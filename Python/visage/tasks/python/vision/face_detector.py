@@ -72,6 +72,8 @@ class FaceDetector(VisionTask):
             "track_faces": options.track_faces,
             "min_face_presence_confidence": options.min_face_presence_confidence,
         }
+        self._checks_presence = options.min_face_presence_confidence is not None
+        self._tracks = options.track_faces
         super().__init__(configuration, options.base_options, options.running_mode, options.result_callback)
 
     @classmethod
@@ -105,9 +107,10 @@ class FaceDetector(VisionTask):
         boxes = table.rows(Field.BOXES).tolist()
         categories = table.rows(Field.CATEGORIES).tolist()
         keypoints = table.rows(Field.KEYPOINTS)
-        presences = table.rows(Field.FACE_PRESENCES).tolist()
         rotations = table.rows(Field.ROTATIONS).tolist()
-        ids = table.rows(Field.DETECTION_TRACKING_IDS)
+        # Fields of options left off are not read: each is a call into the engine.
+        presences = table.rows(Field.FACE_PRESENCES).tolist() if self._checks_presence else [[math.nan]] * len(boxes)
+        ids = table.rows(Field.DETECTION_TRACKING_IDS) if self._tracks else None
         detections = []
         for i, (x, y, w, h) in enumerate(boxes):
             points = keypoints[i].reshape(-1, 3).tolist()
