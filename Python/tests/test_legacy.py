@@ -41,6 +41,8 @@ def test_face_mesh_video():
         for path in frames[:8]:
             results = face_mesh.process(mp.Image.create_from_file(str(path)).numpy_view())
             assert len(results.multi_face_landmarks[0].landmark) == 468
+        face_mesh.reset()  # a new video: timestamps start again
+        assert face_mesh.process(mp.Image.create_from_file(str(frames[0])).numpy_view()).multi_face_landmarks
 
 
 def test_face_detection():

@@ -54,3 +54,16 @@ def test_mediapipe_module_paths():
     assert RunningMode is VisionTaskRunningMode and visage.tasks.BaseOptions is BaseOptions
     assert landmark_module.NormalizedLandmark(x=1.0).x == 1.0
     assert FaceDetectorResult(detections=[]).detections == [] and FaceLandmarkerResult([], [], []).face_landmarks == []
+
+
+def test_connections():
+    # MediaPipe's lists, in its order (their lengths and first pairs as mediapipe 1.2.2 has them).
+    connections = visage.tasks.vision.FaceLandmarksConnections
+    Connection = connections.Connection
+    assert len(connections.FACE_LANDMARKS_TESSELATION) == 2556 and len(connections.FACE_LANDMARKS_CONTOURS) == 124
+    assert connections.FACE_LANDMARKS_LIPS[0] == Connection(61, 146)
+    assert connections.FACE_LANDMARKS_TESSELATION[0] == Connection(127, 34)
+    assert connections.FACE_LANDMARKS_LEFT_IRIS == [Connection(474, 475), Connection(475, 476), Connection(476, 477), Connection(477, 474)]
+    face_mesh = visage.solutions.face_mesh
+    assert face_mesh.FACEMESH_TESSELATION == {(c.start, c.end) for c in connections.FACE_LANDMARKS_TESSELATION}
+    assert len(face_mesh.FACEMESH_IRISES) == 8

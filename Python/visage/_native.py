@@ -59,6 +59,7 @@ def _load() -> ctypes.CDLL:
         "visage_result_engine_nanoseconds": (i64, [p]),
         "visage_result_free": (None, [p]),
         "visage_image_decode": (i32, [ctypes.c_char_p, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut]),
+        "visage_face_connections": (i64, [ctypes.c_char_p, ctypes.POINTER(i32), i64]),
         "visage_face_crop": (
             i32,
             [p, i64, i64, i64, i64, i32, ctypes.POINTER(ctypes.c_float), i64, i64, ctypes.c_double, ctypes.POINTER(p), _ErrorOut],
@@ -109,6 +110,16 @@ def pixels(data: np.ndarray) -> Tuple[np.ndarray, int, int, int, int]:
 def byte_span(data: np.ndarray, height: int, row_bytes: int, width: int, channels: int) -> int:
     """The bytes from the first pixel to the end of the last row."""
     return row_bytes * (height - 1) + width * channels
+
+
+def face_connections(name: str) -> list:
+    """One of the engine's face landmark connection lists, as (start, end) pairs."""
+    count = lib.visage_face_connections(name.encode(), None, 0)
+    if count < 0:
+        raise ValueError(f"no connection list {name!r}")
+    values = (ctypes.c_int32 * count)()
+    lib.visage_face_connections(name.encode(), values, count)
+    return list(zip(values[0::2], values[1::2]))
 
 
 class ResultTable:

@@ -170,6 +170,13 @@ public struct MPImage: Sendable {
   /// it, must not be kept past `body`; a task handed it in live-stream mode, which keeps frames
   /// for later, copies it first.
   ///
+  /// - Parameters:
+  ///   - width: pixels per row, in 1...`maximumDimension`.
+  ///   - height: rows, in 1...`maximumDimension`.
+  ///   - bytes: `width * height * 3` bytes: RGB, rows top to bottom, no padding.
+  ///   - orientation: how the picture is turned in the bytes.
+  ///   - body: the work to do with the image.
+  /// - Returns: what `body` returns.
   /// - Throws: `MPImageError` if a dimension is not in 1...`maximumDimension` or `bytes` does
   ///   not hold exactly `width * height * 3` bytes; else what `body` throws.
   public static func withBorrowedPixels<Result>(

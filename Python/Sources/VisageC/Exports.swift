@@ -139,6 +139,31 @@ public func visageFaceCrop(
   }
 }
 
+/// One of MediaPipe's face landmark connection lists (`tesselation`, `contours`, `lips`,
+/// `leftEye`, `leftEyebrow`, `leftIris`, `rightEye`, `rightEyebrow`, `rightIris`, `faceOval`,
+/// `nose`) as start, end pairs into `out`, which holds `capacity` numbers; returns the numbers
+/// the list has (nothing is copied when that is more than `capacity`), or -1 for another name.
+@_cdecl("visage_face_connections")
+public func visageFaceConnections(
+  _ name: UnsafePointer<CChar>, _ out: UnsafeMutablePointer<Int32>?, _ capacity: Int64
+) -> Int64 {
+  let lists: [String: [Connection]] = [
+    "tesselation": FaceLandmarksConnections.tesselation, "contours": FaceLandmarksConnections.contours,
+    "lips": FaceLandmarksConnections.lips, "leftEye": FaceLandmarksConnections.leftEye,
+    "leftEyebrow": FaceLandmarksConnections.leftEyebrow, "leftIris": FaceLandmarksConnections.leftIris,
+    "rightEye": FaceLandmarksConnections.rightEye, "rightEyebrow": FaceLandmarksConnections.rightEyebrow,
+    "rightIris": FaceLandmarksConnections.rightIris, "faceOval": FaceLandmarksConnections.faceOval,
+    "nose": FaceLandmarksConnections.nose,
+  ]
+  guard let list = lists[String(cString: name)] else { return -1 }
+  guard let out, 2 * list.count <= capacity else { return Int64(2 * list.count) }
+  for (i, connection) in list.enumerated() {
+    out[2 * i] = Int32(connection.start)
+    out[2 * i + 1] = Int32(connection.end)
+  }
+  return Int64(2 * list.count)
+}
+
 /// A malloc'd copy of `bytes`, which C frees.
 private func copyOut(_ bytes: [UInt8]) -> UnsafeMutableRawPointer {
   let pointer = malloc(max(bytes.count, 1))!

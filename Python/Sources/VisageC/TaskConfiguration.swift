@@ -99,13 +99,17 @@ struct TaskConfiguration: Decodable {
     return try JSONDecoder().decode(TaskConfiguration.self, from: data)
   }
 
+  /// The model (which must exist) and threads, as both tasks take them.
+  private func baseOptions() throws -> BaseOptions {
+    try MissingFile.check(modelAssetPath)
+    let options = BaseOptions(modelAssetPath: modelAssetPath)
+    if let threadCount { options.threadCount = threadCount }
+    return options
+  }
+
   /// The landmarker's options.
   func landmarkerOptions() throws -> FaceLandmarkerOptions {
-    try MissingFile.check(modelAssetPath)
-    let options = FaceLandmarkerOptions()
-    options.baseOptions.modelAssetPath = modelAssetPath
-    if let threadCount { options.baseOptions.threadCount = threadCount }
-    options.runningMode = runningMode.runningMode
+    let options = FaceLandmarkerOptions(baseOptions: try baseOptions(), runningMode: runningMode.runningMode)
     if let numFaces { options.numFaces = numFaces }
     if let minFaceDetectionConfidence { options.minFaceDetectionConfidence = minFaceDetectionConfidence }
     if let minFacePresenceConfidence { options.minFacePresenceConfidence = minFacePresenceConfidence }
@@ -133,11 +137,7 @@ struct TaskConfiguration: Decodable {
 
   /// The detector's options.
   func detectorOptions() throws -> FaceDetectorOptions {
-    try MissingFile.check(modelAssetPath)
-    let options = FaceDetectorOptions()
-    options.baseOptions.modelAssetPath = modelAssetPath
-    if let threadCount { options.baseOptions.threadCount = threadCount }
-    options.runningMode = runningMode.runningMode
+    let options = FaceDetectorOptions(baseOptions: try baseOptions(), runningMode: runningMode.runningMode)
     if let minDetectionConfidence { options.minDetectionConfidence = minDetectionConfidence }
     if let minSuppressionThreshold { options.minSuppressionThreshold = minSuppressionThreshold }
     if let minFacePresenceConfidence { options.minFacePresenceConfidence = minFacePresenceConfidence }

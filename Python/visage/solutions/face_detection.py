@@ -4,6 +4,7 @@ the Tasks detectors. docs/python.md says where its numbers differ from the legac
 from __future__ import annotations
 
 import enum
+from typing import Optional
 
 from visage.solutions._legacy import (
     Detection,
@@ -27,7 +28,7 @@ class FaceKeyPoint(enum.IntEnum):
     LEFT_EAR_TRAGION = 5
 
 
-def get_key_point(detection: Detection, key_point_enum: FaceKeyPoint) -> RelativeKeypoint:
+def get_key_point(detection: Detection, key_point_enum: FaceKeyPoint) -> Optional[RelativeKeypoint]:
     """One keypoint of a detection, or None when it has no keypoints."""
     if not detection or not detection.location_data:
         return None

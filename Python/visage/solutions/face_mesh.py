@@ -4,9 +4,28 @@ model's."""
 
 from __future__ import annotations
 
+from visage import _native
 from visage.solutions._legacy import NormalizedLandmark, NormalizedLandmarkList, SolutionOutputs, rgb_image
 from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskRunningMode as RunningMode
 from visage.tasks.python.vision.face_landmarker import FaceLandmarker, FaceLandmarkerOptions
+
+def _pairs(name: str) -> frozenset:
+    return frozenset(_native.face_connections(name))
+
+
+# The legacy module's connection sets, for its drawing code: (start, end) index pairs.
+FACEMESH_LIPS = _pairs("lips")
+FACEMESH_LEFT_EYE = _pairs("leftEye")
+FACEMESH_LEFT_IRIS = _pairs("leftIris")
+FACEMESH_LEFT_EYEBROW = _pairs("leftEyebrow")
+FACEMESH_RIGHT_EYE = _pairs("rightEye")
+FACEMESH_RIGHT_EYEBROW = _pairs("rightEyebrow")
+FACEMESH_RIGHT_IRIS = _pairs("rightIris")
+FACEMESH_FACE_OVAL = _pairs("faceOval")
+FACEMESH_NOSE = _pairs("nose")
+FACEMESH_CONTOURS = _pairs("contours")
+FACEMESH_IRISES = FACEMESH_LEFT_IRIS | FACEMESH_RIGHT_IRIS
+FACEMESH_TESSELATION = _pairs("tesselation")
 
 FACEMESH_NUM_LANDMARKS = 468
 FACEMESH_NUM_LANDMARKS_WITH_IRISES = 478
@@ -28,15 +47,14 @@ class FaceMesh:
     ):
         self._count = FACEMESH_NUM_LANDMARKS_WITH_IRISES if refine_landmarks else FACEMESH_NUM_LANDMARKS
         self._static = static_image_mode
-        self._timestamp = 0
-        self._landmarker = FaceLandmarker.create_from_options(
-            FaceLandmarkerOptions(
-                running_mode=RunningMode.IMAGE if static_image_mode else RunningMode.VIDEO,
-                num_faces=max_num_faces,
-                min_face_detection_confidence=min_detection_confidence,
-                min_tracking_confidence=min_tracking_confidence,
-            )
+        self._options = FaceLandmarkerOptions(
+            running_mode=RunningMode.IMAGE if static_image_mode else RunningMode.VIDEO,
+            num_faces=max_num_faces,
+            min_face_detection_confidence=min_detection_confidence,
+            min_tracking_confidence=min_tracking_confidence,
         )
+        self._timestamp = 0
+        self._landmarker = FaceLandmarker.create_from_options(self._options)
 
     def process(self, image) -> SolutionOutputs:
         """The landmarks of the faces in `image`, an RGB uint8 array (height, width, 3):
@@ -56,7 +74,8 @@ class FaceMesh:
     def reset(self) -> None:
         """Forgets the faces being tracked (a new video starts)."""
         self._landmarker.close()
-        self.__init__(self._static, 1, self._count == FACEMESH_NUM_LANDMARKS_WITH_IRISES)
+        self._timestamp = 0
+        self._landmarker = FaceLandmarker.create_from_options(self._options)
 
     def close(self) -> None:
         self._landmarker.close()

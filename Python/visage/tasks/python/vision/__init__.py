@@ -8,6 +8,7 @@ from visage.tasks.python.vision.face_landmarker import (
     FaceLandmarker,
     FaceLandmarkerOptions,
     FaceLandmarkerResult,
+    FaceLandmarksConnections,
     FaceRegion,
     aligned_face_crop,
 )

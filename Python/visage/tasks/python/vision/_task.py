@@ -11,7 +11,7 @@ import os
 import tempfile
 import threading
 import weakref
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Type, TypeVar
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from visage.tasks.python.vision.core.image_processing_options import ImageProces
 from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskRunningMode as RunningMode
 
 _logger = logging.getLogger("visage")
+_Task = TypeVar("_Task", bound="VisionTask")
 _MODE_CODES = {RunningMode.IMAGE: 0, RunningMode.VIDEO: 1, RunningMode.LIVE_STREAM: 2}
 _MODE_NAMES = {RunningMode.IMAGE: "image", RunningMode.VIDEO: "video", RunningMode.LIVE_STREAM: "live stream"}
 
@@ -126,6 +127,20 @@ class VisionTask:
                 os.remove(path)
         self._handle = handle.value
         self._finalizer = weakref.finalize(self, _close_handle, handle.value, callback)
+
+    # The options class each task takes.
+    _Options: type
+
+    @classmethod
+    def create_from_options(cls: Type[_Task], options: Any) -> _Task:
+        """A task with these options. Raises ValueError for bad options, FileNotFoundError for a
+        missing model, RuntimeError for a model that cannot be read."""
+        return cls(options)
+
+    @classmethod
+    def create_from_model_path(cls: Type[_Task], model_path: str) -> _Task:
+        """A task in image mode, with default options, for the model at `model_path`."""
+        return cls(cls._Options(base_options=BaseOptions(model_asset_path=model_path)))
 
     # The result conversion each task gives.
     def _convert(self, table: _native.ResultTable) -> Any:

@@ -58,7 +58,11 @@ class FaceDetectorOptions:
 
 class FaceDetector(VisionTask):
     """Finds faces: boxes, scores and six keypoints; `detect`, `detect_for_video` or
-    `detect_async` by running mode. Use as a context manager, or call `close()`."""
+    `detect_async` by running mode. Make one with `create_from_options` or
+    `create_from_model_path` (a detector `.tflite` or a face landmarker `.task`); use it as a
+    context manager, or call `close()`."""
+
+    _Options = FaceDetectorOptions
 
     def __init__(self, options: FaceDetectorOptions):
         if not isinstance(options, FaceDetectorOptions):
@@ -75,17 +79,6 @@ class FaceDetector(VisionTask):
         self._checks_presence = options.min_face_presence_confidence is not None
         self._tracks = options.track_faces
         super().__init__(configuration, options.base_options, options.running_mode, options.result_callback)
-
-    @classmethod
-    def create_from_model_path(cls, model_path: str) -> "FaceDetector":
-        """A detector in image mode for a face detector `.tflite` or a face landmarker `.task`."""
-        return cls(FaceDetectorOptions(base_options=BaseOptions(model_asset_path=model_path)))
-
-    @classmethod
-    def create_from_options(cls, options: FaceDetectorOptions) -> "FaceDetector":
-        """A detector with these options. Raises ValueError for bad options,
-        FileNotFoundError for a missing model, RuntimeError for a model that cannot be read."""
-        return cls(options)
 
     def detect(self, image: Image, image_processing_options: Optional[ImageProcessingOptions] = None) -> FaceDetectorResult:
         """The faces in one image (image mode)."""

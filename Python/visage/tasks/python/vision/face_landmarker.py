@@ -93,6 +93,41 @@ class FaceLandmarkerResult:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
+class FaceLandmarksConnections:
+    """The face mesh's connections, in MediaPipe's lists: landmark index pairs to draw lines
+    between (`Connection(start, end)`)."""
+
+    @dataclasses.dataclass
+    class Connection:
+        start: int
+        end: int
+
+    FACE_LANDMARKS_LIPS: List[Connection] = []
+    FACE_LANDMARKS_LEFT_EYE: List[Connection] = []
+    FACE_LANDMARKS_LEFT_EYEBROW: List[Connection] = []
+    FACE_LANDMARKS_LEFT_IRIS: List[Connection] = []
+    FACE_LANDMARKS_RIGHT_EYE: List[Connection] = []
+    FACE_LANDMARKS_RIGHT_EYEBROW: List[Connection] = []
+    FACE_LANDMARKS_RIGHT_IRIS: List[Connection] = []
+    FACE_LANDMARKS_FACE_OVAL: List[Connection] = []
+    FACE_LANDMARKS_NOSE: List[Connection] = []
+    FACE_LANDMARKS_CONTOURS: List[Connection] = []
+    FACE_LANDMARKS_TESSELATION: List[Connection] = []
+
+
+# The lists come from the engine's tables, written once, in Swift.
+for _attribute, _name in [
+    ("LIPS", "lips"), ("LEFT_EYE", "leftEye"), ("LEFT_EYEBROW", "leftEyebrow"), ("LEFT_IRIS", "leftIris"),
+    ("RIGHT_EYE", "rightEye"), ("RIGHT_EYEBROW", "rightEyebrow"), ("RIGHT_IRIS", "rightIris"),
+    ("FACE_OVAL", "faceOval"), ("NOSE", "nose"), ("CONTOURS", "contours"), ("TESSELATION", "tesselation"),
+]:  # fmt: skip
+    setattr(
+        FaceLandmarksConnections,
+        "FACE_LANDMARKS_" + _attribute,
+        [FaceLandmarksConnections.Connection(a, b) for a, b in _native.face_connections(_name)],
+    )
+
+
 @dataclasses.dataclass
 class FaceLandmarkerOptions:
     """MediaPipe's options, with its names and defaults, then Visage's own.
@@ -145,7 +180,10 @@ def _optional_rows(rows: Optional[np.ndarray], make: Callable) -> list:
 
 class FaceLandmarker(VisionTask):
     """Finds faces and their 478 landmarks; `detect`, `detect_for_video` or `detect_async` by
-    running mode. Use as a context manager, or call `close()`."""
+    running mode. Make one with `create_from_options` or `create_from_model_path` (a `.task`
+    bundle); use it as a context manager, or call `close()`."""
+
+    _Options = FaceLandmarkerOptions
 
     _names: Optional[List[str]] = None
 
@@ -172,17 +210,6 @@ class FaceLandmarker(VisionTask):
         # The outputs asked for: the result reads only those fields.
         self._outputs = dataclasses.replace(options, result_callback=None)
         super().__init__(configuration, options.base_options, options.running_mode, options.result_callback)
-
-    @classmethod
-    def create_from_model_path(cls, model_path: str) -> "FaceLandmarker":
-        """A landmarker in image mode for the `.task` bundle at `model_path`."""
-        return cls(FaceLandmarkerOptions(base_options=BaseOptions(model_asset_path=model_path)))
-
-    @classmethod
-    def create_from_options(cls, options: FaceLandmarkerOptions) -> "FaceLandmarker":
-        """A landmarker with these options. Raises ValueError for bad options,
-        FileNotFoundError for a missing model, RuntimeError for a model that cannot be read."""
-        return cls(options)
 
     def detect(
         self,
