@@ -97,7 +97,10 @@ public enum CloudVision {
       throw .unimplemented("image.source is not supported: visage-server fetches nothing; send image.content")
     case (nil, nil): throw .invalidArgument("image.content is missing: send the image file's bytes in base64")
     case (.some(let content), nil):
-      do { return try StrictBase64.decode(content, field: "image.content") } catch {
+      guard !content.isEmpty else {
+        throw .invalidArgument("image.content is empty: send the image file's bytes in base64")
+      }
+      do { return try StrictBase64.decode(standardBase64(content), field: "image.content") } catch {
         throw .invalidArgument(error.description)
       }
     }
@@ -185,6 +188,15 @@ public enum CloudVision {
     11: "DOCUMENT_TEXT_DETECTION", 12: "PRODUCT_SEARCH", 19: "OBJECT_LOCALIZATION",
   ]
 
+  /// proto3's JSON takes `bytes` in standard or URL-safe base64, with or without padding, as
+  /// Google's clients may send them: the URL-safe letters become standard ones and the padding
+  /// is completed, for the strict decoder.
+  static func standardBase64(_ text: String) -> String {
+    var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+    if standard.utf8.count % 4 != 0 { standard += String(repeating: "=", count: 4 - standard.utf8.count % 4) }
+    return standard
+  }
+
   /// A decoding error in a sentence: the field's path and what was wrong.
   private static func describe(_ error: any Error) -> String {
     guard let error = error as? DecodingError else { return "\(error)" }
@@ -237,19 +249,27 @@ private enum EnumValue: Decodable, Equatable {
   }
 }
 
-/// A proto int32 in JSON: a number, or a string holding one.
+/// A proto int32 in JSON: a whole number (2.0 too) or a string holding one, within int32's
+/// range, as proto3's JSON mapping reads it.
 private struct FlexibleInt: Decodable {
   let value: Int
 
   init(from decoder: any Decoder) throws {
     let c = try decoder.singleValueContainer()
+    let number: Double?
     if let n = try? c.decode(Int.self) {
-      value = n
-    } else if let n = Int(try c.decode(String.self)) {
-      value = n
+      number = Double(n)
+    } else if let n = try? c.decode(Double.self) {
+      number = n
+    } else if let text = try? c.decode(String.self) {
+      number = Int(text).map(Double.init)
     } else {
-      throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an integer")
+      number = nil
     }
+    guard let number, number.rounded() == number, abs(number) <= Double(Int32.max) else {
+      throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an int32 (a whole number up to 2147483647)")
+    }
+    value = Int(number)
   }
 }
 

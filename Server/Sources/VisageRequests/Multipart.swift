@@ -38,14 +38,20 @@ enum Multipart {
       }
       let disposition = Self.disposition(headers)
       if disposition.name == "image" {
-        return ImageBody(bytes: Array(body[contentStart..<next]), fileName: disposition.fileName)
+        // An empty file name is none: the response's source is then `image`.
+        let fileName = disposition.fileName.flatMap { $0.isEmpty ? nil : $0 }
+        return ImageBody(bytes: Array(body[contentStart..<next]), fileName: fileName)
       }
       names.append(disposition.name.map { "\"\($0)\"" } ?? "(unnamed)")
       start = next + 2
     }
+    // The first few fields are named; a body of thousands of parts must not make a megabyte
+    // of error message.
+    let shown = names.prefix(5).map { $0.count > 64 ? $0.prefix(64) + "…\"" : $0 }
+    let more = names.count > shown.count ? " and \(names.count - shown.count) more" : ""
     throw .badRequest(
       "the multipart body has no field named image"
-        + (names.isEmpty ? "" : " (its fields: \(names.joined(separator: ", ")))"))
+        + (names.isEmpty ? "" : " (its fields: \(shown.joined(separator: ", "))\(more))"))
   }
 
   /// The `name` and `filename` of a part's Content-Disposition header.

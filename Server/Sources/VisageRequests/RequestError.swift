@@ -27,7 +27,7 @@ public struct RequestError: Error, Equatable, CustomStringConvertible {
   /// google.rpc.Code's name for an HTTP status (its HTTP mapping, read backwards).
   public static func statusName(_ code: Int) -> String {
     switch code {
-    case 400, 415, 422: "INVALID_ARGUMENT"
+    case 400, 414, 415, 422, 431: "INVALID_ARGUMENT"
     case 401: "UNAUTHENTICATED"
     case 403: "PERMISSION_DENIED"
     case 404: "NOT_FOUND"

@@ -22,6 +22,8 @@ public final class Engine: @unchecked Sendable {
   private var admitted = 0
   private var liveStreams = 0
   private var draining = false
+  /// Under `lock`: bytes of request bodies received and not yet let go.
+  private var bodyBytes = 0
 
   /// Loads every copy's default tasks and runs each once on the sample photo, so that the
   /// first request is as fast as the hundredth; the port opens after this.
@@ -50,8 +52,32 @@ public final class Engine: @unchecked Sendable {
   /// The most requests between admission and answer: the copies' and the queue's.
   var capacity: Int { pool.workerCount + pool.queueDepth }
 
-  /// Admits a request unless `capacity` are in already or the server is draining; a refused
-  /// one is answered 503 before its body is read, so at most `capacity` bodies are held.
+  /// Bytes of request bodies the server holds at most, received or waiting for a copy:
+  /// `capacity` + 2 full bodies. A body is admitted to a copy only once it has arrived, so a
+  /// client sending slowly holds none of `capacity`, and only the bytes it has sent of this.
+  var bodyBudget: Int { (capacity + 2) * configuration.maxBodyBytes }
+
+  /// Takes `count` bytes of the body budget, unless that would go over it.
+  func reserveBodyBytes(_ count: Int) -> Bool {
+    lock.withLock {
+      guard bodyBytes + count <= bodyBudget else { return false }
+      bodyBytes += count
+      return true
+    }
+  }
+
+  func releaseBodyBytes(_ count: Int) { lock.withLock { bodyBytes -= count } }
+
+  /// Bytes of bodies held now.
+  var bodyBytesHeld: Int { lock.withLock { bodyBytes } }
+
+  /// Whether a request would be admitted now: checked before a body is read, so that a
+  /// request that would be refused is answered 503 without its body being sent.
+  var hasRoom: Bool { lock.withLock { !draining && admitted < capacity } }
+
+  /// Admits a request unless `capacity` are in already or the server is draining. Requests
+  /// are admitted once their body has arrived, so a slow upload never holds a copy or a queue
+  /// place.
   func admit() -> Bool {
     lock.withLock {
       guard !draining, admitted < capacity else { return false }

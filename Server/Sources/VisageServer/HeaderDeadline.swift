@@ -26,6 +26,7 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
   private let handling: ConnectionHandling
   private var timer: Scheduled<Void>?
   private var lastFour: UInt32 = 0
+  private var requestLineBytes = 0
   private var quiesceRepeats = 0
 
   private let isDraining: @Sendable () -> Bool
@@ -84,6 +85,10 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
       // Disarmed at the first blank line, the end of the first request's headers.
       for byte in unwrapInboundIn(data).readableBytesView {
         lastFour = (lastFour << 8) | UInt32(byte)
+        if !handling.requestLineSeen {
+          requestLineBytes += 1
+          if lastFour & 0xFFFF == 0x0D0A { handling.sawRequestLine(length: requestLineBytes) }
+        }
         if lastFour == 0x0D0A_0D0A {
           timer?.cancel()
           timer = nil
@@ -95,12 +100,18 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
   }
 }
 
-/// Whether Hummingbird has started to handle a connection.
+/// Whether Hummingbird has started to handle a connection, and how long its first request line
+/// was (a head over NIO's limit is answered 414 when its request line is most of it, else 431).
 final class ConnectionHandling: @unchecked Sendable {
   private let lock = NSLock()
   private var didStart = false
+  private var requestLine: Int?
   var started: Bool { lock.withLock { didStart } }
   func start() { lock.withLock { didStart = true } }
+  var requestLineSeen: Bool { lock.withLock { requestLine != nil } }
+  /// Whether the request line is over 40 KB, or has not ended.
+  var requestLineTooLong: Bool { lock.withLock { requestLine.map { $0 > 40 << 10 } ?? true } }
+  func sawRequestLine(length: Int) { lock.withLock { requestLine = length } }
 }
 
 /// A server child channel with `HeaderReadDeadline` first in its pipeline.
@@ -109,6 +120,8 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   let timeout: TimeAmount
   /// Whether the server is shutting down.
   let isDraining: @Sendable () -> Bool
+  /// Whether a request head with `Expect: 100-continue` is to have its body (`RequestHeadHandler`).
+  let continues: @Sendable (HTTPRequestHead) -> Bool
 
   struct Value: ServerChildChannelValue {
     let base: Base.Value
@@ -128,7 +141,8 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
       // Right after the request decoder, so that it sees the decoder's errors first.
       let operations = channel.pipeline.syncOperations
       if let decoder = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
-        try operations.addHandler(CloseOnProtocolError(), position: .after(decoder))
+        try operations.addHandler(
+          RequestHeadHandler(handling: handling, continues: continues), position: .after(decoder))
       }
       return Value(base: value, handling: handling)
     }
@@ -137,19 +151,5 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   func handle(value: Value, logger: Logger) async {
     value.handling.start()
     await base.handle(value: value.base, logger: logger)
-  }
-}
-
-/// Closes a connection whose request NIO cannot parse (a NUL byte in a header, say). With
-/// WebSocket upgrades on, Hummingbird turns off NIO's protocol error handler and nothing else
-/// answers such a request: the connection stayed open, answered never (found by Schemathesis).
-final class CloseOnProtocolError: ChannelInboundHandler, RemovableChannelHandler {
-  typealias InboundIn = HTTPServerRequestPart
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.fireChannelRead(data) }
-
-  func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    if error is HTTPParserError { context.close(promise: nil) }
-    context.fireErrorCaught(error)
   }
 }

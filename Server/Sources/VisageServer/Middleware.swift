@@ -101,3 +101,42 @@ extension HTTPField.Name {
   static let xAPIKey = Self("x-api-key")!
   static let xGoogAPIKey = Self("x-goog-api-key")!
 }
+
+/// A method HTTP does not define for these resources (`PURGE`, say) is answered 501, where the
+/// router alone would say "no route".
+struct KnownMethodsMiddleware<Context: RequestContext>: RouterMiddleware {
+  static var known: Set<HTTPRequest.Method> { [.get, .head, .post, .put, .delete, .patch, .options, .trace, .connect] }
+
+  func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+    -> Response
+  {
+    guard Self.known.contains(request.method) else {
+      throw APIError(.notImplemented, "the server does not implement the method \(request.method.rawValue)")
+    }
+    return try await next(request, context)
+  }
+}
+
+/// The router, with HEAD answered as GET is, without the body (`HEAD /healthz` is a probe's
+/// request): before routing, since Hummingbird routes by method and a HEAD has no route.
+struct HeadAsGetRouter<Context: RequestContext>: HTTPResponderBuilder {
+  let router: Router<Context>
+
+  struct Responder: HTTPResponder {
+    let base: RouterResponder<Context>
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+      guard request.method == .head else { return try await base.respond(to: request, context: context) }
+      var head = request.head
+      head.method = .get
+      do {
+        let response = try await base.respond(to: Request(head: head, body: request.body), context: context)
+        return Response(status: response.status, headers: response.headers)
+      } catch let error as APIError {
+        return Response(status: error.status, headers: error.headers)
+      }
+    }
+  }
+
+  func buildResponder() -> Responder { Responder(base: router.buildResponder()) }
+}

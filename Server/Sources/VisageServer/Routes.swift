@@ -14,6 +14,7 @@ struct Routes {
     let metrics = engine.metrics
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorEnvelopeMiddleware())
+    router.add(middleware: KnownMethodsMiddleware())
     router.get("/healthz") { _, _ in Response.json(.object([("status", .string("ok"))])) }
     router.get("/readyz") { _, _ in try await ready() }
     router.get("/metrics") { [engine] _, _ in
@@ -31,7 +32,10 @@ struct Routes {
     }
     for kind in FaceTaskKind.allCases {
       v1.post("/\(kind.rawValue)") { request, _ in
-        let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+        // Keys percent-decoded as the values are (`num%2Dfaces` is `num-faces`).
+        let query = request.uri.queryParameters.map {
+          (name: String($0.key).removingPercentEncoding ?? String($0.key), value: String($0.value))
+        }
         let task = try TaskRequest(kind: kind, query: query, ignored: ["key"])
         return try await answer(request) { bytes in
           try await engine.respond(to: task, body: bytes, contentType: request.headers[.contentType])
@@ -45,17 +49,28 @@ struct Routes {
       try await answer(request) { bytes in try await engine.annotate(body: bytes) }
     }
     refuseOtherMethods(v1, "/images:annotate", allowed: .post, named: "/v1/images:annotate")
+    // The live stream's path, asked without a WebSocket upgrade (which the WebSocket router
+    // takes before these routes see it).
+    v1.get("/live") { _, _ -> Response in
+      throw APIError(
+        .upgradeRequired, "/v1/live is a WebSocket: ask with `Connection: Upgrade` and `Upgrade: websocket`",
+        headers: [.upgrade: "websocket", .connection: "Upgrade"])
+    }
   }
 
-  /// One request with a body: admission, the body, then `work` on it (on the pool).
+  /// One request with a body: the body, then admission, then `work` on it (on the pool). A
+  /// request that could not be admitted now is refused before its body is read; one whose
+  /// body is still arriving holds no copy or queue place, only the bytes it has sent.
   private func answer(_ request: Request, _ work: ([UInt8]) async throws -> JSONValue) async throws -> Response {
     let limit = engine.configuration.maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
     }
+    guard engine.hasRoom else { throw busy() }
+    let (bytes, reserved) = try await collectBody(request, limit: limit)
+    defer { engine.releaseBodyBytes(reserved) }
     guard engine.admit() else { throw busy() }
     defer { engine.release() }
-    let bytes = try await collectBody(request, limit: limit)
     do {
       return Response.json(try await work(bytes))
     } catch let error as WorkPoolError {
@@ -71,24 +86,44 @@ struct Routes {
   }
 
   /// The body in full, within the limit and the body timeout (408, and the connection
-  /// closed). The body is read by a task of its own, so that a client that stalls is answered
-  /// at the deadline: that task ends when the connection closes, after the answer.
-  private func collectBody(_ request: Request, limit: Int) async throws -> [UInt8] {
+  /// closed), and the bytes of the body budget it holds (released by the caller). The body is
+  /// read by a task of its own, so that a client that stalls is answered at the deadline: that
+  /// task ends when the connection closes, after the answer, and gives back what it reserved.
+  private func collectBody(_ request: Request, limit: Int) async throws -> ([UInt8], Int) {
     let seconds = engine.configuration.bodyTimeoutSeconds
     let body = request.body
-    let outcome = FirstOutcome<[UInt8]>()
+    let engine = self.engine
+    let outcome = FirstOutcome<([UInt8], Int)>()
     return try await withCheckedThrowingContinuation { continuation in
       outcome.start(continuation)
       let reader = Task {
+        var reserved = 0
         do {
-          var buffer = try await body.collect(upTo: limit)
-          outcome.resume(.success(buffer.readBytes(length: buffer.readableBytes) ?? []))
-        } catch is NIOTooManyBytesError {
-          outcome.resume(
-            .failure(APIError(.contentTooLarge, "the body is over the limit of \(limit) bytes (--max-body-bytes)")))
+          var buffer = ByteBuffer()
+          for try await chunk in body {
+            guard buffer.readableBytes + chunk.readableBytes <= limit else { throw BodyOverLimit() }
+            guard engine.reserveBodyBytes(chunk.readableBytes) else {
+              throw APIError(
+                .serviceUnavailable, "the server holds as many request bodies as it takes: try again shortly",
+                headers: [.retryAfter: "1", .connection: "close"])
+            }
+            reserved += chunk.readableBytes
+            buffer.writeImmutableBuffer(chunk)
+          }
+          let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+          if !outcome.resume(.success((bytes, reserved))) { engine.releaseBodyBytes(reserved) }
         } catch {
-          // The client closed the connection mid-body, or sent a broken chunked body.
-          outcome.resume(.failure(APIError(.badRequest, "the body could not be read in full: \(error)")))
+          engine.releaseBodyBytes(reserved)
+          switch error {
+          case is BodyOverLimit:
+            outcome.resume(
+              .failure(APIError(.contentTooLarge, "the body is over the limit of \(limit) bytes (--max-body-bytes)")))
+          case let error as APIError:
+            outcome.resume(.failure(error))
+          default:
+            // The client closed the connection mid-body, or sent a broken chunked body.
+            outcome.resume(.failure(APIError(.badRequest, "the body could not be read in full: \(error)")))
+          }
         }
       }
       outcome.setTimer(
@@ -122,13 +157,14 @@ struct Routes {
     return Response.json(.object([("status", .string("ready"))]))
   }
 
-  /// 405 with `Allow` for the methods a path does not take.
+  /// 405 with `Allow` for the methods a path does not take (on a GET path, HEAD is answered
+  /// as GET is, by `HeadAsGetRouter`; on a POST path, it is refused).
   private func refuseOtherMethods<Context: RequestContext>(
     _ router: some RouterMethods<Context>, _ path: String, allowed: HTTPRequest.Method, named: String? = nil
   ) {
     let name = named ?? path
     for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head, .options, .trace]
-    where method != allowed {
+    where method != allowed && !(allowed == .get && method == .head) {
       router.on(RouterPath(path), method: method) { _, _ -> Response in
         throw APIError(
           .methodNotAllowed, "\(name) takes \(allowed.rawValue), not \(method.rawValue)",
@@ -137,6 +173,9 @@ struct Routes {
     }
   }
 }
+
+/// A body longer than `--max-body-bytes` (413).
+private struct BodyOverLimit: Error {}
 
 /// A continuation resumed by whichever of two tasks finishes first (the body or its timer).
 private final class FirstOutcome<Value: Sendable>: @unchecked Sendable {

@@ -25,10 +25,15 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
         configuration: .init(
           http1: .init(idleTimeout: idle),
           ws: .init(maxFrameSize: configuration.maxBodyBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
-      timeout: idle, isDraining: { engine.isDraining })
+      timeout: idle, isDraining: { engine.isDraining },
+      continues: { head in
+        // The body is read when it is within the limit and a copy or queue place is free now.
+        let length = head.headers["content-length"].first.flatMap { Int($0) } ?? 0
+        return length <= configuration.maxBodyBytes && engine.hasRoom
+      })
   }
   return Application(
-    router: router, server: server,
+    router: HeadAsGetRouter(router: router), server: server,
     configuration: .init(
       address: .hostname(configuration.host, port: configuration.port), serverName: "visage-server",
       availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),

@@ -154,6 +154,35 @@ import VisageService
     engine.shutdown()
   }
 
+  /// Fields as proto3's JSON mapping reads them: `bytes` in URL-safe base64 without padding,
+  /// `maxResults` a whole number within int32; an empty `content` is named as such.
+  @Test func fieldsAreReadAsProto3JSONReadsThem() async throws {
+    let engine = try F.engine()
+    try await makeApplication(engine: engine).test(.router) { client in
+      let urlSafe = Data(F.astronaut).base64EncodedString()
+        .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        .replacingOccurrences(of: "=", with: "")
+      let batch = [
+        #"{"image": {"content": "\#(urlSafe)"}, "features": [{"type": 1, "maxResults": 2.0}]}"#,
+        #"{"image": {"content": ""}, "features": [{"type": 1}]}"#,
+      ]
+      let responses = try Self.responses(
+        try await Self.annotate(client, #"{"requests": [\#(batch.joined(separator: ", "))]}"#))
+      #expect((responses[0]["faceAnnotations"] as? [Any])?.count == 1, "\(responses[0])")
+      let message = ((responses[1]["error"] as? [String: Any])?["message"] as? String) ?? ""
+      #expect(message.contains("image.content is empty"), "\(message)")
+      for bad in ["2.5", "1000000000000", #""two""#] {
+        let features = #"[{"type": 1, "maxResults": \#(bad)}]"#
+        let body = #"{"requests": [\#(Self.request(F.astronaut, features: features))]}"#
+        let response = try await Self.annotate(client, body)
+        let text = String(buffer: response.body)
+        #expect(
+          response.status == .badRequest && text.contains("maxResults") && text.contains("int32"), "\(bad): \(text)")
+      }
+    }
+    engine.shutdown()
+  }
+
   /// `maxResults` bounds the faces; a photo with none answers `{}`.
   @Test func maxResultsBoundsTheFaces() async throws {
     let engine = try F.engine()
@@ -221,10 +250,14 @@ import VisageService
         #expect(response.status == .ok && response.headers[.contentType]?.hasPrefix(type) == true, "\(path)")
         #expect(response.body.readableBytes > 100, "\(path)")
       }
-      for method: HTTPRequest.Method in [.post, .head, .trace] {
+      for method: HTTPRequest.Method in [.post, .trace] {
         let response = try await client.execute(uri: "/app.js", method: method)
         #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET", "\(method)")
       }
+      // HEAD is answered as GET, without the body.
+      let head = try await client.execute(uri: "/app.js", method: .head)
+      #expect(head.status == .ok && head.headers[.contentType]?.hasPrefix("text/javascript") == true)
+      #expect(head.body.readableBytes == 0)
       let mesh = try F.object(try await client.execute(uri: "/mesh-connections.json", method: .get).body)
       #expect((mesh["tesselation"] as? [[Int]])?.count == FaceLandmarksConnections.tesselation.count)
       #expect((mesh["leftIris"] as? [[Int]])?.first == [474, 475])

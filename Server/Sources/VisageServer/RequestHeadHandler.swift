@@ -1,0 +1,80 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// What happens between NIO's request decoder and Hummingbird, for what the routes never see.
+///
+/// - A request NIO cannot parse is answered, then closed: 414 for a head over the decoder's 80
+///   KB limit whose request line is over 40 KB, 431 for other heads over it (or too many
+///   fields), 400 for the rest (a bad
+///   chunk size, `Content-Length` with `Transfer-Encoding`, two lengths, a NUL in the target).
+///   With WebSocket upgrades on, Hummingbird turns off NIO's protocol error handler, and such
+///   a request went unanswered.
+/// - `Expect: 100-continue` is answered `100 Continue` at once when the body will be read
+///   (`continues`), so that curl, which asks so for bodies over 1 MiB, sends its body without
+///   waiting a second. When it will not be read (over `--max-body-bytes`, or no room), nothing
+///   is sent here and the route's 413 or 503 is the answer.
+final class RequestHeadHandler: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundOut = HTTPServerResponsePart
+
+  private let handling: ConnectionHandling
+  private let continues: @Sendable (HTTPRequestHead) -> Bool
+  private var answered = false
+  private var upgrading = false
+
+  init(handling: ConnectionHandling, continues: @escaping @Sendable (HTTPRequestHead) -> Bool) {
+    self.handling = handling
+    self.continues = continues
+  }
+
+  /// Header fields a request may have; NIO's decoder bounds only their total size.
+  static let maximumHeaderFields = 256
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard !answered else { return }
+    // After a WebSocket upgrade the decoder is gone and raw frames come this way: from an
+    // upgrade request on, everything is passed on as it comes.
+    guard !upgrading else { return context.fireChannelRead(data) }
+    if case .head(let head) = unwrapInboundIn(data) {
+      if head.headers.contains(name: "upgrade") { upgrading = true }
+      if head.headers.count > Self.maximumHeaderFields {
+        return refuse(
+          context, .requestHeaderFieldsTooLarge,
+          "the request has \(head.headers.count) header fields, over the server's limit of \(Self.maximumHeaderFields)")
+      }
+      if head.headers[canonicalForm: "expect"].contains(where: { $0.lowercased() == "100-continue" }), continues(head) {
+        let interim = HTTPResponseHead(version: head.version, status: .continue)
+        context.writeAndFlush(wrapOutboundOut(.head(interim)), promise: nil)
+      }
+    }
+    context.fireChannelRead(data)
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    guard let error = error as? HTTPParserError, !answered, !upgrading else { return context.fireErrorCaught(error) }
+    switch error {
+    case .headerOverflow where handling.requestLineTooLong:
+      refuse(context, .uriTooLong, "the request line is over 40 KB (the head's limit is 80 KB)")
+    case .headerOverflow:
+      refuse(context, .requestHeaderFieldsTooLarge, "the request's headers are over the server's limit of 80 KB")
+    default:
+      refuse(context, .badRequest, "the request is not valid HTTP/1.1 (\(error))")
+    }
+  }
+
+  /// Answers with `status` and the error envelope, then closes the connection.
+  private func refuse(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ message: String) {
+    answered = true
+    let body = APIError.envelope(code: Int(status.code), message: message).description
+    var headers = HTTPHeaders()
+    headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+    headers.add(name: "Content-Length", value: "\(body.utf8.count)")
+    headers.add(name: "Connection", value: "close")
+    let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+    context.write(wrapOutboundOut(.head(head)), promise: nil)
+    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+    let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
+  }
+}
