@@ -144,6 +144,7 @@ class ResultTable:
         return take_string(lib.visage_result_names(self.pointer)).split("\n")
 
     def timestamp(self) -> int:
+        """The timestamp the result is for (0 in image mode)."""
         return lib.visage_result_timestamp(self.pointer)
 
     def engine_milliseconds(self) -> float:
@@ -151,6 +152,7 @@ class ResultTable:
         return lib.visage_result_engine_nanoseconds(self.pointer) / 1e6
 
     def close(self) -> None:
+        """Frees the engine's table (once)."""
         if self.pointer:
             lib.visage_result_free(self.pointer)
             self.pointer = 0

@@ -13,6 +13,8 @@ from visage.tasks.python.vision.core.image import Image, ImageFormat
 
 @dataclasses.dataclass
 class NormalizedLandmark:
+    """A point of the face mesh in normalized image coordinates."""
+
     x: float = 0.0
     y: float = 0.0
     z: float = 0.0
@@ -29,6 +31,8 @@ class NormalizedLandmarkList:
 
 @dataclasses.dataclass
 class RelativeBoundingBox:
+    """A box in fractions of the image's width and height."""
+
     xmin: float = 0.0
     ymin: float = 0.0
     width: float = 0.0
@@ -37,6 +41,8 @@ class RelativeBoundingBox:
 
 @dataclasses.dataclass
 class RelativeKeypoint:
+    """A keypoint in fractions of the image's width and height."""
+
     x: float = 0.0
     y: float = 0.0
     keypoint_label: str = ""
@@ -45,6 +51,8 @@ class RelativeKeypoint:
 
 @dataclasses.dataclass
 class LocationData:
+    """Where a detection is: its relative box and keypoints."""
+
     format: str = "RELATIVE_BOUNDING_BOX"
     relative_bounding_box: RelativeBoundingBox = dataclasses.field(default_factory=RelativeBoundingBox)
     relative_keypoints: List[RelativeKeypoint] = dataclasses.field(default_factory=list)

@@ -72,6 +72,7 @@ class FaceDetection:
         return SolutionOutputs(detections=found or None)
 
     def close(self) -> None:
+        """Releases the detector; `process` raises ValueError after."""
         self._detector.close()
 
     def __enter__(self):

@@ -78,6 +78,7 @@ class FaceMesh:
         self._landmarker = FaceLandmarker.create_from_options(self._options)
 
     def close(self) -> None:
+        """Releases the landmarker; `process` raises ValueError after."""
         self._landmarker.close()
 
     def __enter__(self):

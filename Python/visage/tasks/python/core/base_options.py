@@ -16,6 +16,8 @@ class BaseOptions:
     """
 
     class Delegate(enum.Enum):
+        """MediaPipe's processors; Visage runs on the CPU whichever is named."""
+
         CPU = 0
         GPU = 1
 

@@ -99,6 +99,8 @@ class FaceLandmarksConnections:
 
     @dataclasses.dataclass
     class Connection:
+        """A line between two landmarks, by their indices."""
+
         start: int
         end: int
 

@@ -79,18 +79,22 @@ class Image:
 
     @property
     def width(self) -> int:
+        """Pixels per row."""
         return self._data.shape[1]
 
     @property
     def height(self) -> int:
+        """Rows."""
         return self._data.shape[0]
 
     @property
     def channels(self) -> int:
+        """Bytes per pixel: 3 for SRGB, 4 for SRGBA, 1 for GRAY8."""
         return _CHANNELS[self._format]
 
     @property
     def image_format(self) -> ImageFormat:
+        """The pixels' format."""
         return self._format
 
     def numpy_view(self) -> np.ndarray:
@@ -100,6 +104,7 @@ class Image:
         return view
 
     def is_contiguous(self) -> bool:
+        """Whether the array is C-contiguous (then the tasks read it in place)."""
         return bool(self._data.flags.c_contiguous)
 
     def __repr__(self) -> str:
