@@ -46,15 +46,16 @@ final class TaskCache {
     do { decoded = try decodeImage(bytes, ignoresExif: false, limits: limits) } catch {
       return CloudVision.Status(code: 3, message: "Bad image data: \(error.message)").response
     }
-    // The analyzer's face count caps the faces before its size filter, so it looks at no
-    // fewer than the command line's 10, and the response keeps the first `maxResults`.
+    // Every face the search finds, however small, as Cloud Vision answers (ML Kit's
+    // tenth-of-the-picture `minFaceSize` is off); at least the command line's 10 are looked
+    // at, and the response keeps the first `maxResults`.
     let faceCount = max(maxResults, CloudVision.defaultMaxResults)
     let analyzer = try cached("images:annotate \(faceCount)") {
       let request = try TaskRequest(
         kind: .analyze,
         query: [
           ("performance", "accurate"), ("landmarks", "true"), ("classification", "true"),
-          ("max-faces", "\(faceCount)"),
+          ("max-faces", "\(faceCount)"), ("min-face-size", "0"),
         ])
       return try FaceAnalyzer(options: request.analyzerOptions(models: models, video: false))
     }

@@ -201,6 +201,21 @@ import VisageService
     engine.shutdown()
   }
 
+  /// A real group photo's small faces are all answered, as Cloud Vision answers them: the
+  /// tenth-of-the-picture rule of ML Kit left none of these ten (1317×342, faces of 16-34 px).
+  @Test func aGroupPhotosSmallFacesAreFound() async throws {
+    let engine = try F.engine()
+    try await makeApplication(engine: engine).test(.router) { client in
+      let group = F.bytes("Tests/Fixtures/crowd/group/TeamMeeting2019.jpg")
+      let batch = [Self.request(group), Self.request(group, features: #"[{"type": 1, "maxResults": 100}]"#)]
+      let responses = try Self.responses(
+        try await Self.annotate(client, #"{"requests": [\#(batch.joined(separator: ", "))]}"#))
+      let counts = responses.map { ($0["faceAnnotations"] as? [Any])?.count ?? 0 }
+      #expect(counts[0] == 10 && counts[1] >= 30, "\(counts)")
+    }
+    engine.shutdown()
+  }
+
   /// A body that is no batch is refused whole, in the envelope.
   @Test func aBadBatchIsRefusedWhole() async throws {
     let engine = try F.engine()
