@@ -12,7 +12,9 @@ It starts the server on a free port, opens `/` in Chromium (Debian's /usr/bin/ch
 
 - photo: a photo given to the file input gets a result drawn, and the face count the page
   shows is the one the server answers the same request with over plain HTTP (`photo.png`);
-- group photo (unless --skip-group): the "Group photo" preset on a crowd picture, the same
+- group photo (unless --skip-group): with the page's defaults, the automatic detector falls
+  back from the short range to every scale (the request and the status line say so); then the
+  "Group photo" preset on a crowd picture, the same
   comparison (`group.png`);
 - broken file: garbage bytes named broken.jpg put the server's own message in the error banner;
 - camera: Chromium's fake camera plays a clip made here from a test photo (a slow pan and zoom
@@ -407,6 +409,22 @@ def main():
         keyed_server.stop()
         passed(f"API key: 401 opens the key field with the server's message {message!r}; with the key, "
                f"photo and live stream work ({time.time() - t:.1f} s)")
+
+        # Group photo with the page's defaults: the automatic detector finds no face at short
+        # range and searches every scale; the status line says so.
+        if not args.skip_group:
+            t = time.time()
+            open_page(driver, base)
+            give_file(driver, CROWD)
+            url, result = page_and_server_agree(driver, CROWD, "image/jpeg", "group photo with the defaults")
+            status_line = driver.find_element("id", "status").text
+            check("detector-range=all" in url and "automatic: every scale" in status_line,
+                  f"group photo with the defaults: not searched at every scale ({url}; {status_line!r})")
+            check(face_count(result) >= 2, f"group photo with the defaults: {face_count(result)} faces")
+            passed(f"group photo with the defaults: short range found none, every scale {face_count(result)} "
+                   f"faces, and the status says so ({time.time() - t:.1f} s)")
+            screenshot(driver, args.screenshots, "group-automatic.png", args.screenshot_scale)
+            entries += log_entries(driver)
 
         # Group photo, on a fresh page with the preset.
         if not args.skip_group:

@@ -35,13 +35,21 @@ const KEY_STORAGE = 'visage.apiKey';
 
 // ---- Options and requests ------------------------------------------------------------
 
-/** The query string of the chosen task's options (`live` adds the stream's own). */
-function taskQuery(task, live) {
+/**
+ * The query string of the chosen task's options (`live` adds the stream's own). `pass` is the
+ * automatic detector's choice for this request (`everyScale`), or nothing: the controls as set.
+ * "automatic" asks for the short range, which a live stream keeps.
+ */
+function taskQuery(task, live, pass = {}) {
   const q = new URLSearchParams();
   if (live) q.set('task', task);
-  const range = $('range').value;
-  const confidence = $('min-confidence').value || '0.5';
-  const faces = $('num-faces').value || '5';
+  const chosen = $('range').value;
+  const range = chosen !== 'auto' ? chosen : pass.everyScale ? 'all' : 'short';
+  // The every-scale search multiplies three scores: 0.4 balances it (docs/every-face.md); and a
+  // group photo has more faces than a portrait's default count.
+  const defaults = chosen === 'auto' && pass.everyScale;
+  const confidence = defaults && $('min-confidence').value === '0.5' ? '0.4' : $('min-confidence').value || '0.5';
+  const faces = defaults ? String(Math.max(100, Number($('num-faces').value) || 0)) : $('num-faces').value || '5';
   if (task === 'landmark') {
     q.set('num-faces', faces);
     q.set('detector-range', range);
@@ -95,9 +103,9 @@ async function readJSON(response) {
 }
 
 /** POSTs an image to `/v1/<task>`; retries once without `head-pose` if the server predates it. */
-async function postImage(task, blob, signal) {
+async function postImage(task, blob, signal, pass = {}) {
   for (;;) {
-    const url = `v1/${task}?${taskQuery(task, false)}`;
+    const url = `v1/${task}?${taskQuery(task, false, pass)}`;
     visage.lastRequest = new URL(url, document.baseURI).href;
     const response = await fetch(url, { method: 'POST', body: blob, headers: requestHeaders(blob.type), signal });
     const body = await readJSON(response);
@@ -174,8 +182,19 @@ async function runPhoto() {
   const started = performance.now();
   let reply = null;
   let failure = null;
+  let used = '';
   try {
     reply = await postImage(task, photo.blob, controller.signal);
+    // Automatic: when the short range finds no face, or only faces under a tenth of the
+    // picture's width (a group photo's, most of which it misses), every scale is searched.
+    if ($('range').value === 'auto' && task !== 'analyze' && reply.ok && !reply.body.error) {
+      used = ' · short range';
+      if (needsEveryScale(reply.body)) {
+        setStatus(`${photo.name}: short range found ${faceCountText(reply.body)}; searching every scale…`);
+        reply = await postImage(task, photo.blob, controller.signal, { everyScale: true });
+        used = ' · automatic: every scale';
+      }
+    }
   } catch (error) {
     failure = error;
   }
@@ -197,9 +216,19 @@ async function runPhoto() {
     show(result);
     if (!photo.bitmap) layout();  // no picture of its own: size the frame from the result
     const ms = Math.round(performance.now() - started);
-    setStatus(`${photo.name} · ${result.width}×${result.height} · ${faceCountText(result)} · ${ms} ms`);
+    setStatus(`${photo.name} · ${result.width}×${result.height} · ${faceCountText(result)}${used} · ${ms} ms`);
     offerDownload(result);
   }
+}
+
+/** Whether a short-range answer calls for the every-scale search: no face, or all small. */
+function needsEveryScale(result) {
+  const widths = (result.detections || []).map((d) => d.boundingBox.width / result.width);
+  for (const face of result.faceLandmarks || []) {
+    const xs = face.map((p) => p.x);
+    widths.push(Math.max(...xs) - Math.min(...xs));
+  }
+  return widths.length === 0 || Math.max(...widths) < 0.1;
 }
 
 function offerDownload(result) {
