@@ -53,6 +53,9 @@ final class RequestHeadHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     guard let error = error as? HTTPParserError, !answered, !upgrading else { return context.fireErrorCaught(error) }
+    // Passed on as well, so that a body cut short (EOF mid-body) ends Hummingbird's body
+    // stream with an error rather than looking complete.
+    defer { context.fireErrorCaught(error) }
     switch error {
     case .headerOverflow where handling.requestLineTooLong:
       refuse(context, .uriTooLong, "the request line is over 40 KB (the head's limit is 80 KB)")

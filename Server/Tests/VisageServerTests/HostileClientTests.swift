@@ -136,4 +136,23 @@ import Testing
     }
     engine.shutdown()
   }
+
+  /// A body that ends before its Content-Length (the client's FIN) is refused 400, not taken as
+  /// a short image and run.
+  @Test func aBodyCutShortIsNotRun() async throws {
+    let engine = try F.engine()
+    try await makeApplication(engine: engine).test(.live) { client in
+      let port = try #require(client.port)
+      let reply = try await blocking { () -> String in
+        let socket = try RawClient(port: port)
+        try socket.send("POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        try socket.send(bytes: Array(F.astronaut.prefix(500)))
+        socket.finishSending()
+        return socket.receive(timeout: 5)
+      }
+      #expect(reply.hasPrefix("HTTP/1.1 400") && reply.contains("stream ended"), "\(reply.prefix(300))")
+      #expect(engine.inFlight == 0)
+    }
+    engine.shutdown()
+  }
 }

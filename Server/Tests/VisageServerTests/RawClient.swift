@@ -64,6 +64,9 @@ final class RawClient: @unchecked Sendable {
     return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 0
   }
 
+  /// Half-closes the connection: the peer reads the end of the stream, and can still answer.
+  func finishSending() { shutdown(fd, Int32(SHUT_WR)) }
+
   private var closed = false
   func close() {
     guard !closed else { return }
