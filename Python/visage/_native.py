@@ -107,7 +107,7 @@ def pixels(data: np.ndarray) -> Tuple[np.ndarray, int, int, int, int]:
     return data, width, height, data.strides[0], channels
 
 
-def byte_span(data: np.ndarray, height: int, row_bytes: int, width: int, channels: int) -> int:
+def byte_span(height: int, row_bytes: int, width: int, channels: int) -> int:
     """The bytes from the first pixel to the end of the last row."""
     return row_bytes * (height - 1) + width * channels
 

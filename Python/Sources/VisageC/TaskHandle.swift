@@ -11,7 +11,9 @@ public typealias LiveStreamCallback =
 /// One task behind a C handle: a face landmarker or a face detector. The engine's tasks
 /// serialise their own calls, so a handle may be used from several threads at once.
 final class TaskHandle: @unchecked Sendable {
-  // @unchecked: `task` is set once in init; `sizes` and `closed` are guarded by `lock`.
+  // @unchecked: `task` is set once in init, after the live-stream closure that captures self
+  // (so it cannot be a `let`); `sizes` and `closed` are guarded by `lock`. Synchronization's
+  // Mutex would need macOS 15, which this package does not require.
   private enum Task {
     case landmarker(FaceLandmarker)
     case detector(FaceDetector)

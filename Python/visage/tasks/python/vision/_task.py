@@ -198,7 +198,7 @@ class VisionTask:
             if isinstance(rotation, bool) or not isinstance(rotation, (int, np.integer)) or rotation % 90 != 0:
                 raise ValueError("Expected rotation to be a multiple of 90°.")
         data, width, height, row_bytes, channels = _native.pixels(image._data)
-        span = _native.byte_span(data, height, row_bytes, width, channels)
+        span = _native.byte_span(height, row_bytes, width, channels)
         region_pointer, region_count = None, 0
         if regions is not None:
             region_pointer = regions.ctypes.data_as(ctypes.POINTER(ctypes.c_float))

@@ -279,7 +279,7 @@ def aligned_face_crop(image: Image, landmarks: Sequence[NormalizedLandmark], siz
     data, width, height, row_bytes, channels = _native.pixels(image._data)
     out, error = ctypes.c_void_p(), ctypes.c_void_p()
     status = _native.lib.visage_face_crop(
-        data.ctypes.data, _native.byte_span(data, height, row_bytes, width, channels), width, height, row_bytes,
+        data.ctypes.data, _native.byte_span(height, row_bytes, width, channels), width, height, row_bytes,
         channels, points.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(points), int(size), float(margin),
         ctypes.byref(out), ctypes.byref(error),
     )  # fmt: skip
