@@ -398,7 +398,8 @@ import VisageTestSupport
     #expect {
       try detector.detect(image: huge)
     } throws: {
-      "\($0)".contains("over the limit of \(FaceSearch.maximumPassRuns)") && "\($0)".contains("search upright only")
+      "\($0)".contains("over the limit of \(BaseOptions.defaultMaximumSearchRuns)")
+        && "\($0)".contains("search upright only")
     }
     #expect(Date().timeIntervalSince(start) < 5, "refused before the passes")
     let planned = { (w: Int, h: Int, turns: Int) in
@@ -406,8 +407,67 @@ import VisageTestSupport
         * (2 + SearchTile.tiles(imageWidth: w, imageHeight: h).count
           + SearchTile.smallFaceTiles(imageWidth: w, imageHeight: h).count)
     }
-    #expect(planned(8192, 6144, 4) > FaceSearch.maximumPassRuns && planned(8192, 6144, 1) <= FaceSearch.maximumPassRuns)
+    #expect(
+      planned(8192, 6144, 4) > BaseOptions.defaultMaximumSearchRuns
+        && planned(8192, 6144, 1) <= BaseOptions.defaultMaximumSearchRuns)
     #expect(planned(4000, 3000, 4) == 8_204)
+  }
+
+  /// `BaseOptions.maximumSearchRuns` sets that limit for every task that searches (a server
+  /// sets less than the default): the detector, the landmarker and the accurate analyzer each
+  /// refuse an image over it before any run, name the limit, and take one within it; a limit
+  /// under 6 is refused.
+  @Test func theSearchLimitIsAnOption() throws {
+    let image = try MPImage(width: 2000, height: 1500, rgb: [UInt8](repeating: 90, count: 2000 * 1500 * 3))
+    let planned =
+      2 + SearchTile.tiles(imageWidth: 2000, imageHeight: 1500).count
+      + SearchTile.smallFaceTiles(imageWidth: 2000, imageHeight: 1500).count
+    let limit = planned - 1
+    let detectorOptions = Self.detectorOptions(anyRotation: false)
+    detectorOptions.baseOptions.maximumSearchRuns = limit
+    let landmarkerOptions = FaceLandmarkerOptions(
+      baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath, maximumSearchRuns: limit))
+    landmarkerOptions.searchesAllScales = true
+    landmarkerOptions.fullRangeDetectorModelAssetPath = FullRangeTests.fullRangePath
+    let analyzerOptions = FaceAnalyzerOptions(
+      baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath, maximumSearchRuns: limit))
+    analyzerOptions.performanceMode = .accurate
+    analyzerOptions.fullRangeDetectorModelAssetPath = FullRangeTests.fullRangePath
+    let refusal = "needs \(planned) model runs to search at every scale, over the limit of \(limit)"
+    let start = Date()
+    #expect { try FaceDetector(options: detectorOptions).detect(image: image) } throws: { "\($0)".contains(refusal) }
+    #expect { try FaceLandmarker(options: landmarkerOptions).detect(image: image) } throws: {
+      "\($0)".contains(refusal)
+    }
+    #expect { try FaceAnalyzer(options: analyzerOptions).analyze(image: image) } throws: { "\($0)".contains(refusal) }
+    #expect(Date().timeIntervalSince(start) < 10, "refused before the passes")
+    detectorOptions.baseOptions.maximumSearchRuns = planned
+    #expect(try FaceDetector(options: detectorOptions).detect(image: image).detections.isEmpty)
+    #expect(throws: VisionTaskError.invalidOption("invalid `maximumSearchRuns` option: must be at least 6, got 5")) {
+      try BaseOptions(maximumSearchRuns: 5).validate()
+    }
+  }
+
+  /// The work per face is bounded by a sixth of the limit: with a threshold of 0, the
+  /// detections to check for presence and the faces to landmark on a photo run into the
+  /// hundreds, and are refused, naming the limit, instead of each costing a model run.
+  @Test func theWorkPerFaceIsBounded() throws {
+    let photo = try Self.astronaut()
+    let detectorOptions = Self.detectorOptions(allScales: false, anyRotation: true, minDetectionConfidence: 0)
+    detectorOptions.minFacePresenceConfidence = 0
+    detectorOptions.baseOptions.maximumSearchRuns = 60
+    #expect { try FaceDetector(options: detectorOptions).detect(image: photo) } throws: {
+      "\($0)".contains("detections to check for presence, over the limit of 10")
+    }
+    let landmarkerOptions = FaceLandmarkerOptions(
+      baseOptions: BaseOptions(modelAssetPath: BundledModel.taskBundlePath, maximumSearchRuns: 60), numFaces: 20,
+      minFaceDetectionConfidence: 0)
+    #expect { try FaceLandmarker(options: landmarkerOptions).detect(image: photo) } throws: {
+      "\($0)".contains("faces to landmark, over the limit of 10")
+    }
+    // Within the limit, the same calls answer.
+    landmarkerOptions.numFaces = 10
+    #expect(try FaceLandmarker(options: landmarkerOptions).detect(image: photo).faceLandmarks.count <= 10)
   }
 
   /// A Swift task running a search can cancel it: the search stops at its next phase with

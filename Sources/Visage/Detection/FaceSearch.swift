@@ -18,6 +18,8 @@ final class FaceSearch {
   /// Copies of the two detectors, one pair per thread of `pool`, that share out an all-scales
   /// search's tiles and looks; nil to run them one by one with `primary` and `fullRange`.
   private let crew: (pairs: [DetectorPair], pool: ThreadPool)?
+  /// The most model runs a wider search's passes may plan (`BaseOptions.maximumSearchRuns`).
+  private let maximumRuns: Int
   /// Called as a wider search goes (`SearchProgress`), on the searching thread.
   var progress: (@Sendable (SearchProgress) -> Void)?
 
@@ -30,8 +32,9 @@ final class FaceSearch {
   init(
     primary: DetectorGraph, fullRange: DetectorGraph? = nil, anyRotation: Bool = false,
     verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil,
-    crew: (pairs: [DetectorPair], pool: ThreadPool)? = nil
+    crew: (pairs: [DetectorPair], pool: ThreadPool)? = nil, maximumRuns: Int = BaseOptions.defaultMaximumSearchRuns
   ) {
+    self.maximumRuns = maximumRuns
     self.primary = primary
     self.fullRange = fullRange
     self.anyRotation = anyRotation
@@ -62,6 +65,13 @@ final class FaceSearch {
     var profile: SearchProfile?
     let found = try search(image, minScore: minScore, suppressionThreshold: suppressionThreshold, profile: &profile)
     guard let verifier else { return (found, profile) }
+    // One landmark model run a detection: bounded as the looks are (a threshold of 0 with any
+    // rotation gives thousands of detections on any picture).
+    guard found.count <= maximumCandidates else {
+      throw .invalidImage(
+        "\(found.count) detections to check for presence, over the limit of \(maximumCandidates) "
+          + "(a sixth of maximumSearchRuns); raise the detection confidence")
+    }
     // Each face's region as the landmarker builds it (turned by its eye line, so a face
     // found sideways is checked upright), and the model's presence there.
     var kept: [RawDetection] = []
@@ -88,10 +98,10 @@ final class FaceSearch {
     let smallFaceTiles = fullRange == nil ? [] : SearchTile.smallFaceTiles(imageWidth: w, imageHeight: h)
     // Refused before any work, so that a huge image cannot hold a caller for minutes.
     let planned = (anyRotation ? 4 : 1) * (2 + tiles.count + smallFaceTiles.count)
-    guard planned <= Self.maximumPassRuns else {
+    guard planned <= maximumRuns else {
       throw .invalidImage(
         "a \(w)x\(h) image needs \(planned) model runs to search at every scale\(anyRotation ? " and turn" : ""), "
-          + "over the limit of \(Self.maximumPassRuns); scale it down\(anyRotation ? " or search upright only" : "")")
+          + "over the limit of \(maximumRuns); scale it down\(anyRotation ? " or search upright only" : "")")
     }
     // An all-scales search finds candidates for the looks; the others report what they find.
     // Candidates and looks both stop at `DetectorGraph.lookMinScore`, however low `minScore`
@@ -174,8 +184,8 @@ final class FaceSearch {
     // The looks' share is bounded too: the best candidates first, at most this many. (A
     // 4000x3000 crowd photo with any rotation has about 2,000.)
     let looked =
-      suppressed.count <= Self.maximumCandidates
-      ? suppressed : Array(suppressed.sorted { $0.score > $1.score }.prefix(Self.maximumCandidates))
+      suppressed.count <= maximumCandidates
+      ? suppressed : Array(suppressed.sorted { $0.score > $1.score }.prefix(maximumCandidates))
     plannedRuns = inferenceTimes().runs - timesBefore.runs + 2 * looked.count
     let confirmed = try phase("looks") { () throws(VisionTaskError) in try confirmFaces() }
     profile.confirmed = confirmed.count
@@ -250,15 +260,13 @@ final class FaceSearch {
     return results
   }
 
-  /// The most model runs the passes of one wider search may plan (whole-image runs and tiles,
-  /// at every turn): about 30 s of them on one core of this project's machine (0.94 ms a run).
-  /// A 4000x3000 photo with any rotation plans 8,204; images above about 46 megapixels with any
-  /// rotation, or about 180 upright, are refused with `VisionTaskError.invalidImage`.
-  package static let maximumPassRuns = 30_000
-
   /// The most candidates of one all-scales search that get looked at, the best first: each
-  /// costs two to four model runs. A 4000x3000 crowd photo with any rotation has about 2,000.
-  package static let maximumCandidates = 5_000
+  /// costs two to four model runs, so a sixth of `maximumRuns` bounds the looks at two
+  /// thirds of it (5,000 by default: a 4000x3000 crowd photo with any rotation has about
+  /// 2,000). With the default 30,000 (about 30 s of runs on one core of this project's
+  /// machine, 0.94 ms a run), images above about 46 megapixels with any rotation, or about
+  /// 180 upright, are refused.
+  var maximumCandidates: Int { BaseOptions.maximumFacesWorkedOn(searchRuns: maximumRuns) }
 
   /// The score a candidate of an all-scales search needs to be looked at: low, since the
   /// looks decide, and a face the passes see only dimly (small, tilted, cut by tiles) still

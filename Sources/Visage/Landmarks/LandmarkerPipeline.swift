@@ -83,6 +83,13 @@ final class LandmarkerPipeline {
         : Array(detected)
     }
     if given == nil { regions = Array(regions.prefix(options.numFaces)) }
+    // A landmark model run or more a face: bounded as a wide search's looks are.
+    let faceLimit = BaseOptions.maximumFacesWorkedOn(searchRuns: options.baseOptions.maximumSearchRuns)
+    guard regions.count <= faceLimit else {
+      throw .invalidImage(
+        "\(regions.count) faces to landmark, over the limit of \(faceLimit) (a sixth of maximumSearchRuns); "
+          + "ask for fewer faces (numFaces) or raise the detection confidence")
+    }
 
     var faces: [(landmarks: [SIMD3<Float>], region: NormalizedRect, detection: RawDetection?, presence: Float)] = []
     var next: [NormalizedRect] = []

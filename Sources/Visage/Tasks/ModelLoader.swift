@@ -30,7 +30,8 @@ enum ModelLoader {
     return try faceSearch(
       primary: primary, allScales: options.searchesAllScales,
       fullRangePath: options.fullRangeDetectorModelAssetPath, besideModel: options.baseOptions.path,
-      anyRotation: options.searchesAnyRotation, verifier: verifier, pool: pool)
+      anyRotation: options.searchesAnyRotation, verifier: verifier, pool: pool,
+      maximumRuns: options.baseOptions.maximumSearchRuns)
   }
 
   /// The face landmark model a detector checks its faces with: from `path` (a `.tflite`, or
@@ -81,7 +82,8 @@ enum ModelLoader {
     let detector = try faceSearch(
       primary: primaryModel,
       allScales: options.searchesAllScales, fullRangePath: options.fullRangeDetectorModelAssetPath,
-      besideModel: path, anyRotation: options.searchesAnyRotation, pool: pool)
+      besideModel: path, anyRotation: options.searchesAnyRotation, pool: pool,
+      maximumRuns: options.baseOptions.maximumSearchRuns)
     let landmarks = try LandmarkGraph(model: model("face_landmarks_detector.tflite"), pool: pool)
     var blendshapes: BlendshapeGraph?
     if options.outputFaceBlendshapes {
@@ -107,7 +109,8 @@ enum ModelLoader {
   /// it). `primary` must then be the short-range model.
   private static func faceSearch(
     primary: TFLiteModel, allScales: Bool, fullRangePath: String?, besideModel modelPath: String,
-    anyRotation: Bool, verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil, pool: ThreadPool?
+    anyRotation: Bool, verifier: (landmarks: LandmarkGraph, minPresence: Float)? = nil, pool: ThreadPool?,
+    maximumRuns: Int
   ) throws(VisionTaskError) -> FaceSearch {
     let primaryModel = primary
     let primary = try DetectorGraph(model: primary, pool: pool)
@@ -144,6 +147,7 @@ enum ModelLoader {
       }
     }
     return FaceSearch(
-      primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier, crew: crew)
+      primary: primary, fullRange: fullRange, anyRotation: anyRotation, verifier: verifier, crew: crew,
+      maximumRuns: maximumRuns)
   }
 }
