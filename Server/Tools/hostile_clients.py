@@ -15,20 +15,34 @@ summary line of figures, and exits 1 if any check fails:
 - methods: HEAD /healthz 200 without a body, PURGE /v1/detect 501, GET /v1/live without an
   upgrade 426.
 
+On a second server (`--threads 2 --queue-depth 8`), what a request may cost:
+- a huge image: an 8000x8000 all-zero PNG (187 KB) on every route, each answered within 10 s
+  (searches at every scale or turn 422 before any model run; Cloud Vision's batch with the
+  image's own error), while an ordinary request beside each is answered within 2 s;
+- callers that leave: 48 callers send a 12 MP JPEG and close at once; at most 3 model runs
+  follow, and /metrics counts the dropped requests (status 499) apart from 200s;
+- memory: ten 8000x8000 PNGs and four progressive 8000x8000 JPEGs at once; the server's peak
+  resident memory (VmHWM) must stay under the ceiling docs/server.md states for two copies.
+Pillow (in .venv-server) makes the JPEGs.
+
     python3 Server/Tools/hostile_clients.py --binary Server/.build/release/visage-server
 """
 
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import os
+import re
 import socket
 import statistics
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_harness import REPO, start_server  # noqa: E402
+from server_harness import REPO, encode_png, start_server  # noqa: E402
 
 ASTRONAUT = open(os.path.join(REPO, "Tests", "Fixtures", "images", "astronaut.png"), "rb").read()
 
@@ -161,17 +175,141 @@ def check_methods(port: int) -> tuple[bool, str]:
     return ok, "methods: " + ", ".join(f"{name} {status_of(reply)}" for name, reply in answers.items())
 
 
+# ---- What a request may cost (the second server) -------------------------------------------
+
+ROUTES = [("/v1/detect", 200), ("/v1/detect?range=full", 200), ("/v1/detect?range=all", 422),
+          ("/v1/detect?range=all&any-rotation=true", 422), ("/v1/landmark", 200),
+          ("/v1/landmark?detector-range=all", 422), ("/v1/analyze", 200),
+          ("/v1/analyze?performance=accurate", 422)]
+
+
+def zero_png(side: int = 8000) -> bytes:
+    return encode_png(side, side, 3, [bytes(side * 3)] * side)
+
+
+def jpeg(width: int, height: int, progressive: bool, source: str | None = None) -> bytes:
+    from PIL import Image  # .venv-server's Pillow
+    image = (Image.open(source).convert("RGB").resize((width, height), Image.BICUBIC) if source
+             else Image.new("RGB", (width, height)))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=92, progressive=progressive)
+    return out.getvalue()
+
+
+def metrics(port: int) -> dict[str, float]:
+    with connect(port) as sock:
+        sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        text = receive(sock, 5).split(b"\r\n\r\n", 1)[-1].decode()
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+    return values
+
+
+def total(values: dict[str, float], pattern: str) -> float:
+    return sum(v for name, v in values.items() if re.fullmatch(pattern, name))
+
+
+def check_huge_images(port: int) -> tuple[bool, str]:
+    zeros = zero_png()
+    alone = statistics.median(post(port, "/v1/detect", ASTRONAUT)[1] for _ in range(5))
+    wrong, slowest, worst_beside = [], 0.0, 0.0
+    annotate = json.dumps({"requests": [{"image": {"content": __import__("base64").b64encode(zeros).decode()},
+                                        "features": [{"type": "FACE_DETECTION"}]}]})
+    cases = ROUTES + [("/v1/images:annotate", 200)]
+    for path, expected in cases:
+        body = annotate.encode() if path.endswith("annotate") else zeros
+        outcome = {}
+        hostile = threading.Thread(target=lambda: outcome.update(answer=post(port, path, body)))
+        hostile.start()
+        time.sleep(0.05)
+        status, beside = post(port, "/v1/detect", ASTRONAUT)
+        hostile.join()
+        got, seconds = outcome["answer"]
+        slowest, worst_beside = max(slowest, seconds), max(worst_beside, beside)
+        if got != expected or seconds > 10 or status != 200 or beside > 2:
+            wrong.append(f"{path}: {got} in {seconds:.1f} s, beside {status} in {beside:.2f} s")
+    return not wrong, (f"huge image: 8000x8000 zero PNG ({len(zeros) // 1000} KB) on {len(cases)} routes, "
+                       f"slowest answer {slowest:.1f} s; beside it, worst {worst_beside * 1000:.0f} ms "
+                       f"(alone {alone * 1000:.0f} ms)" + (f" (wrong: {'; '.join(wrong)})" if wrong else ""))
+
+
+def check_leaving_callers(port: int) -> tuple[bool, str]:
+    photo = jpeg(4000, 3000, False, os.path.join(REPO, "Tests", "Fixtures", "crowd", "crowd_00.jpg"))
+    before = metrics(port)
+    for _ in range(48):
+        with connect(port) as sock:
+            try:
+                sock.sendall(f"POST /v1/landmark HTTP/1.1\r\nHost: x\r\nContent-Length: {len(photo)}\r\n\r\n".encode())
+                sock.sendall(photo)
+            except OSError:  # refused (503) and closed before the whole body went
+                pass
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        after = metrics(port)
+        if after.get("visage_requests_in_flight", 1) == 0 and total(after, r'visage_http_requests_total\{route="/v1/landmark",.*') - total(before, r'visage_http_requests_total\{route="/v1/landmark",.*') >= 48:
+            break
+        time.sleep(0.1)
+    delta = {key: total(after, pattern) - total(before, pattern) for key, pattern in [
+        ("runs", r'visage_model_seconds_count\{.*'), ("dropped", r'visage_requests_abandoned_total\{.*'),
+        ("499", r'visage_http_requests_total\{route="/v1/landmark",status="499"\}'),
+        ("200", r'visage_http_requests_total\{route="/v1/landmark",status="200"\}'),
+        ("503", r'visage_http_requests_total\{route="/v1/landmark",status="503"\}')]}
+    ok = delta["runs"] <= 3 and delta["499"] == delta["dropped"] and delta["499"] + delta["200"] + delta["503"] == 48
+    return ok, (f"callers that leave: 48 send a 12 MP JPEG ({len(photo) // 1000} KB) and close; "
+                f"{delta['runs']:.0f} model runs, {delta['dropped']:.0f} dropped (499), {delta['200']:.0f} answered 200, "
+                f"{delta['503']:.0f} refused 503")
+
+
+def resident(pid: int, field: str) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+# docs/server.md, "Memory": the server's resident memory stays under its size after start plus
+# the decoding copies' share: PER_IMAGE_BYTES_PER_PIXEL bytes a pixel of --max-pixels each, plus
+# the bodies held (at most (threads + queue depth + 2) x --max-body-bytes, here a few MB).
+PER_IMAGE_BYTES_PER_PIXEL = 7
+
+
+def check_memory(port: int, pid: int, threads: int = 2, max_pixels: int = 1 << 26) -> tuple[bool, str]:
+    images = [("/v1/detect", zero_png())] * 10 + [("/v1/detect", jpeg(8000, 8000, True))] * 4
+    start_rss = resident(pid, "VmRSS")
+    results = []
+    workers = [threading.Thread(target=lambda p=p, b=b: results.append(post(port, p, b)[0])) for p, b in images]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    peak = resident(pid, "VmHWM")
+    ceiling = start_rss + threads * PER_IMAGE_BYTES_PER_PIXEL * max_pixels + 16 * 1024 * 1024
+    ok = peak <= ceiling and all(status in (200, 503) for status in results)
+    mb = 1024 * 1024
+    return ok, (f"memory: {len(images)} 8000x8000 images at once ({results.count(200)} answered, "
+                f"{results.count(503)} refused 503); peak {peak // mb} MB from {start_rss // mb} MB at rest, "
+                f"ceiling {ceiling // mb} MB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--binary", default=os.path.join(REPO, "Server", ".build", "release", "visage-server"))
     args = parser.parse_args()
     server = start_server(args.binary, ["--queue-depth", "2"], label="hostile", threads=1)
     results = [check(server.port) for check in (check_slow_bodies, check_expect_continue, check_malformed, check_methods)]
+    server.stop()
+    costs = start_server(args.binary, ["--queue-depth", "8"], label="costs", threads=2)
+    results += [check_memory(costs.port, costs.process.pid), check_huge_images(costs.port),
+                check_leaving_callers(costs.port)]
+    costs.stop()
     for ok, line in results:
         print(("ok    " if ok else "FAIL  ") + line)
     failed = sum(not ok for ok, _ in results)
     print(f"hostile clients: {len(results) - failed} of {len(results)} checks passed")
-    server.stop()
     return 1 if failed else 0
 
 

@@ -1,4 +1,5 @@
 import CAllocator
+import Foundation
 
 /// How a process that decodes large photos one after another keeps its memory.
 public enum ProcessMemory {
@@ -11,4 +12,17 @@ public enum ProcessMemory {
   /// nothing calls it for you. Call it first thing; returns whether the settings were taken.
   @discardableResult
   public static func retainFreedMemory() -> Bool { visage_retain_freed_memory() == 1 }
+}
+
+extension ProcessMemory {
+  /// This process's resident memory now (Linux's `VmRSS`), or its peak so far (`VmHWM`), in
+  /// bytes; nil where `/proc` does not say.
+  public static func residentBytes(peak: Bool = false) -> Int? {
+    let field = peak ? "VmHWM:" : "VmRSS:"
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+      let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
+      let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+    else { return nil }
+    return kilobytes * 1024
+  }
 }

@@ -2,7 +2,8 @@ import Visage
 import VisageImageIO
 import VisageService
 
-/// The bundled models the server's tasks load, found once at start.
+/// What the server's tasks are made from: the bundled models, found once at start, and the
+/// bound on a wider search's work that every task is given.
 public struct ServerModels: Sendable {
   /// `face_landmarker.task`.
   public let bundle: String
@@ -10,6 +11,9 @@ public struct ServerModels: Sendable {
   public let fullRange: String
   /// A bundled photo with one face, for warming up and `/readyz`.
   public let sampleImage: String
+  /// The most model runs one wider search (every scale, any rotation) may plan
+  /// (`BaseOptions.maximumSearchRuns`, `--max-search-runs`).
+  public var maximumSearchRuns = BaseOptions.defaultMaximumSearchRuns
 
   public init(bundle: String, fullRange: String, sampleImage: String) {
     self.bundle = bundle
@@ -119,7 +123,8 @@ extension TaskRequest {
     let range = choice("range", "short")
     let options = FaceDetectorOptions(
       baseOptions: BaseOptions(
-        modelAssetPath: range == "full" ? models.fullRange : models.bundle + ":face_detector.tflite", threadCount: 1),
+        modelAssetPath: range == "full" ? models.fullRange : models.bundle + ":face_detector.tflite", threadCount: 1,
+        maximumSearchRuns: models.maximumSearchRuns),
       runningMode: handler == nil ? .image : .liveStream,
       minDetectionConfidence: number("min-detection-confidence", 0.5),
       minSuppressionThreshold: number("min-suppression-threshold", 0.3))
@@ -140,7 +145,9 @@ extension TaskRequest {
     models: ServerModels, handler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
   ) -> FaceLandmarkerOptions {
     let range = choice("detector-range", "short")
-    let options = FaceLandmarkerOptions(baseOptions: BaseOptions(modelAssetPath: models.bundle, threadCount: 1))
+    let options = FaceLandmarkerOptions(
+      baseOptions: BaseOptions(
+        modelAssetPath: models.bundle, threadCount: 1, maximumSearchRuns: models.maximumSearchRuns))
     options.runningMode = handler == nil ? .image : .liveStream
     options.numFaces = count("num-faces", 1)
     options.minFaceDetectionConfidence = number("min-face-detection-confidence", 0.5)
@@ -183,7 +190,8 @@ extension TaskRequest {
   public func analyzerOptions(models: ServerModels, video: Bool) -> FaceAnalyzerOptions {
     let accurate = choice("performance", "fast") == "accurate"
     let options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: models.bundle, threadCount: 1),
+      baseOptions: BaseOptions(
+        modelAssetPath: models.bundle, threadCount: 1, maximumSearchRuns: models.maximumSearchRuns),
       runningMode: video ? .video : .image, performanceMode: accurate ? .accurate : .fast,
       landmarkMode: flag("landmarks") ? .all : .none, contourMode: flag("contours") ? .all : .none,
       classificationMode: flag("classification") ? .all : .none, minFaceSize: number("min-face-size", 0.1),

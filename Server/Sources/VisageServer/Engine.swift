@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Visage
 import VisageImageIO
 import VisageRequests
@@ -30,6 +31,8 @@ public final class Engine: @unchecked Sendable {
   public init(configuration: ServerConfiguration, models: ServerModels, metrics: ServerMetrics = ServerMetrics()) throws
   {
     self.configuration = configuration
+    var models = models
+    models.maximumSearchRuns = configuration.maxSearchRuns
     self.models = models
     self.metrics = metrics
     page = try PageFiles.load(directory: configuration.pageDirectory)
@@ -116,22 +119,32 @@ public final class Engine: @unchecked Sendable {
   /// Reads the body's image (its form, base64, multipart), decodes and answers it on the next
   /// free copy: all of it on the copy's thread, none on Swift concurrency's few. For an
   /// admitted request (`admit()`), which admission has already bounded. Throws `RequestError`
-  /// for the client's mistakes.
-  func respond(to request: TaskRequest, body: [UInt8], contentType: String?) async throws -> JSONValue {
+  /// for the client's mistakes, and `CallerLeft` when `callerHasLeft` says so as the copy takes
+  /// the request or once its image is decoded (a model run already started finishes).
+  func respond(
+    to request: TaskRequest, body: [UInt8], contentType: String?,
+    callerHasLeft: @escaping @Sendable () -> Bool = {
+      false
+    }
+  ) async throws -> JSONValue {
     let limits = configuration.imageLimits
     let metrics = self.metrics
     return try await pool.run(beyondDepth: true) { cache in
+      try metrics.dropIfLeft(callerHasLeft, at: .waiting)
       let start = ContinuousClock.now
-      defer { metrics.modelTime(request.kind, ContinuousClock.now - start) }
       let image = try ImageBody(body: body, contentType: contentType)
-      return try cache.respond(to: request, body: image, limits: limits)
+      let answer = try cache.respond(to: request, body: image, limits: limits) {
+        try metrics.dropIfLeft(callerHasLeft, at: .decoded)
+      }
+      metrics.modelTime(request.kind, ContinuousClock.now - start)
+      return answer
     }
   }
 
   /// Cloud Vision's `images:annotate` for an admitted request: each image on the next free
   /// copy, side by side, the responses in the requests' order. Throws `RequestError` when the
   /// request as a whole is not one (each image's own fault is its response's `error`).
-  func annotate(body: [UInt8]) async throws -> JSONValue {
+  func annotate(body: [UInt8], callerHasLeft: @escaping @Sendable () -> Bool) async throws -> JSONValue {
     let items = try CloudVision.items(fromBody: body)
     let limits = configuration.imageLimits
     let metrics = self.metrics
@@ -142,9 +155,13 @@ public final class Engine: @unchecked Sendable {
         case .image(let bytes, let maxResults):
           group.addTask { [pool] in
             let response = try await pool.run(beyondDepth: true) { cache in
+              try metrics.dropIfLeft(callerHasLeft, at: .waiting)
               let start = ContinuousClock.now
-              defer { metrics.modelTime(.analyze, ContinuousClock.now - start) }
-              return try cache.annotate(bytes, maxResults: maxResults, limits: limits)
+              let response = try cache.annotate(bytes, maxResults: maxResults, limits: limits) {
+                try metrics.dropIfLeft(callerHasLeft, at: .decoded)
+              }
+              metrics.modelTime(.analyze, ContinuousClock.now - start)
+              return response
             }
             return (i, response)
           }
@@ -164,4 +181,24 @@ public final class Engine: @unchecked Sendable {
 
   /// Ends the copies' threads once the queued requests are answered.
   public func shutdown() { pool.shutdown() }
+}
+
+/// A request dropped because its client closed the connection (`CallerPresence`): answered
+/// with status 499, which no one reads, so that `/metrics` counts it apart.
+struct CallerLeft: Error {
+  static var error: APIError {
+    APIError(
+      HTTPResponse.Status(code: 499, reasonPhrase: "Client Closed Request"),
+      "the client closed the connection before its answer")
+  }
+}
+
+extension ServerMetrics {
+  /// Throws `CallerLeft`, and counts the request as dropped `at` this stage, when its client
+  /// has gone.
+  func dropIfLeft(_ callerHasLeft: () -> Bool, at stage: AbandonedAt) throws {
+    guard callerHasLeft() else { return }
+    abandoned(stage)
+    throw CallerLeft()
+  }
 }

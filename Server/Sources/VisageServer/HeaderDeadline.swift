@@ -132,8 +132,8 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
     let handling = ConnectionHandling()
     do {
-      try channel.pipeline.syncOperations.addHandler(
-        HeaderReadDeadline(timeout: timeout, handling: handling, isDraining: isDraining))
+      try channel.pipeline.syncOperations.addHandlers(
+        CallerWatch(), HeaderReadDeadline(timeout: timeout, handling: handling, isDraining: isDraining))
     } catch {
       return channel.eventLoop.makeFailedFuture(error)
     }

@@ -44,7 +44,7 @@ final class LiveSession: @unchecked Sendable {
   init(_ request: TaskRequest, engine: Engine, send: @escaping @Sendable (String) -> Void) throws {
     self.send = send
     metrics = engine.metrics
-    limits = engine.configuration.imageLimits
+    limits = engine.configuration.liveImageLimits
     ignoresExif = request.flag("ignore-exif")
     let models = engine.models
     dropped = Self.droppedReply(for: request)

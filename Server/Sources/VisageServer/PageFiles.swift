@@ -67,7 +67,7 @@ struct PageFiles: Sendable {
   }
 
   /// Adds a GET route for every file; `/` says why when the page was not found.
-  func add(to router: Router<BasicRequestContext>) {
+  func add<Context: RequestContext>(to router: Router<Context>) {
     for (path, file) in files {
       router.get(RouterPath(path)) { _, _ in
         Response(

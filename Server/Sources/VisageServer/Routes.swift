@@ -10,7 +10,7 @@ import VisageService
 struct Routes {
   let engine: Engine
 
-  func add(to router: Router<BasicRequestContext>) {
+  func add(to router: Router<VisageRequestContext>) {
     let metrics = engine.metrics
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorEnvelopeMiddleware())
@@ -31,22 +31,25 @@ struct Routes {
       v1 = v1.add(middleware: APIKeyMiddleware(keys: engine.configuration.apiKeys.map { Array($0.utf8) }))
     }
     for kind in FaceTaskKind.allCases {
-      v1.post("/\(kind.rawValue)") { request, _ in
+      v1.post("/\(kind.rawValue)") { request, context in
         // Keys percent-decoded as the values are (`num%2Dfaces` is `num-faces`).
         let query = request.uri.queryParameters.map {
           (name: String($0.key).removingPercentEncoding ?? String($0.key), value: String($0.value))
         }
         let task = try TaskRequest(kind: kind, query: query, ignored: ["key"])
-        return try await answer(request) { bytes in
-          try await engine.respond(to: task, body: bytes, contentType: request.headers[.contentType])
+        return try await answer(request, context) { bytes, caller in
+          try await engine.respond(
+            to: task, body: bytes, contentType: request.headers[.contentType], callerHasLeft: caller)
         }
       }
       refuseOtherMethods(v1, "/\(kind.rawValue)", allowed: .post, named: "/v1/\(kind.rawValue)")
     }
     // Cloud Vision's route. Its query (`$alt`, which Google's client sends, and `key`) names
     // nothing Visage uses, so it is not read.
-    v1.post("/images:annotate") { request, _ in
-      try await answer(request) { bytes in try await engine.annotate(body: bytes) }
+    v1.post("/images:annotate") { request, context in
+      try await answer(request, context) { bytes, caller in
+        try await engine.annotate(body: bytes, callerHasLeft: caller)
+      }
     }
     refuseOtherMethods(v1, "/images:annotate", allowed: .post, named: "/v1/images:annotate")
     // The live stream's path, asked without a WebSocket upgrade (which the WebSocket router
@@ -60,8 +63,13 @@ struct Routes {
 
   /// One request with a body: the body, then admission, then `work` on it (on the pool). A
   /// request that could not be admitted now is refused before its body is read; one whose
-  /// body is still arriving holds no copy or queue place, only the bytes it has sent.
-  private func answer(_ request: Request, _ work: ([UInt8]) async throws -> JSONValue) async throws -> Response {
+  /// body is still arriving holds no copy or queue place, only the bytes it has sent. `work`
+  /// is told how to know that the client has gone (`CallerPresence`), so that it is not done
+  /// for nobody: such a request is counted with status 499, as nginx counts it.
+  private func answer(
+    _ request: Request, _ context: VisageRequestContext,
+    _ work: ([UInt8], @escaping @Sendable () -> Bool) async throws -> JSONValue
+  ) async throws -> Response {
     let limit = engine.configuration.maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
@@ -69,10 +77,18 @@ struct Routes {
     guard engine.hasRoom else { throw busy() }
     let (bytes, reserved) = try await collectBody(request, limit: limit)
     defer { engine.releaseBodyBytes(reserved) }
+    let presence = await context.callerPresence()
+    let hasLeft: @Sendable () -> Bool = { presence?.hasLeft ?? false }
+    if hasLeft() {
+      engine.metrics.abandoned(.waiting)
+      throw CallerLeft.error
+    }
     guard engine.admit() else { throw busy() }
     defer { engine.release() }
     do {
-      return Response.json(try await work(bytes))
+      return Response.json(try await work(bytes, hasLeft))
+    } catch is CallerLeft {
+      throw CallerLeft.error
     } catch let error as WorkPoolError {
       throw error == .full ? busy() : APIError(.serviceUnavailable, "the server is shutting down")
     } catch let error as RequestError {

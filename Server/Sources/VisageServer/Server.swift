@@ -12,7 +12,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
   -> some ApplicationProtocol
 {
   let configuration = engine.configuration
-  let router = Router()
+  let router = Router(context: VisageRequestContext.self)
   Routes(engine: engine).add(to: router)
   let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
   LiveRoute(engine: engine).add(to: webSocketRouter)

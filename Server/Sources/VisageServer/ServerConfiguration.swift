@@ -14,6 +14,16 @@ public struct ServerConfiguration: Sendable {
   public var maxBodyBytes = 20 << 20
   /// The largest image, in pixels, refused before decoding (422).
   public var maxPixels = ImageLimits.defaultMaximumPixels
+  /// The largest live-stream frame, in pixels (422 for that frame): 3840x2160, a 4K camera's.
+  /// Frames are decoded on each stream's own queue, beside the copies, so this bounds their
+  /// share of memory apart from `maxPixels`, which only the copies' (at most `threads`) decode.
+  public var maxLivePixels = 3840 * 2160
+  /// The most model runs one wider search (`range=all`, `detector-range=all`,
+  /// `performance=accurate`, `images:annotate`, `any-rotation`) may plan; an image that needs
+  /// more is refused (422) before any run. 3,000 (about 3 s of one core, with the looks at most
+  /// 5 s) takes a 12 MP photo upright, where the library's own 30,000 let an 8000x8000 image
+  /// hold a copy for 25 s.
+  public var maxSearchRuns = 3_000
   /// API keys a request must carry (`x-api-key` or `Authorization: Bearer`); none: no check.
   public var apiKeys: [String] = []
   /// Open connections at most; more wait in the kernel's backlog until one closes.
@@ -39,4 +49,21 @@ public struct ServerConfiguration: Sendable {
 
   /// The image decoders' limits.
   public var imageLimits: ImageLimits { ImageLimits(maximumPixels: maxPixels) }
+  /// The most bytes one decoding image holds at its peak, a pixel: 3 for its RGB, 3 more for a
+  /// progressive JPEG's coefficients or the upright copy of a turned one, 7 for both
+  /// (measured on 8000x8000 images by `Server/Tools/hostile_clients.py`'s kind, VmHWM).
+  public static let decodingBytesPerPixel = 7
+
+  /// The most memory requests can take beyond the server's size at rest: an image decoding on
+  /// every copy (`threads`) at `maxPixels` and on every live stream at `maxLivePixels`, and
+  /// the body budget full. Requests never take more: decoding happens only on the copies and
+  /// the streams' own queues, and a body over the budget is refused (docs/server.md, "Memory").
+  public var memoryForRequests: Int {
+    let perImage = Self.decodingBytesPerPixel
+    return threads * perImage * maxPixels + maxLiveStreams * perImage * min(maxPixels, maxLivePixels)
+      + (threads + queueDepth + 2) * maxBodyBytes
+  }
+
+  /// The limits for live-stream frames.
+  public var liveImageLimits: ImageLimits { ImageLimits(maximumPixels: min(maxPixels, maxLivePixels)) }
 }

@@ -16,6 +16,10 @@ public final class ServerMetrics: @unchecked Sendable {
   private let droppedFrames: Counter
   private let liveFrames: Counter
 
+  /// Where a request whose client had gone was dropped: before it ran (waiting for its body's
+  /// admission or in the queue), or after its image was decoded, before the models.
+  enum AbandonedAt: String, CaseIterable { case waiting, decoded }
+
   public init() {
     inFlightGauge = registry.makeGauge(
       descriptor: .init(
@@ -38,6 +42,7 @@ public final class ServerMetrics: @unchecked Sendable {
         namespace: "visage", metricName: "live_frames", unitName: "total", helpText: "Live-stream frames received"))
     // Every metric appears from the start, at zero.
     for kind in FaceTaskKind.allCases { _ = modelTimer(kind) }
+    for stage in AbandonedAt.allCases { _ = abandonedCounter(stage) }
   }
 
   /// Counts one answered request and its latency.
@@ -64,11 +69,21 @@ public final class ServerMetrics: @unchecked Sendable {
     registry.makeDurationHistogram(
       descriptor: .init(
         namespace: "visage", metricName: "model", unitName: "seconds",
-        helpText: "Time a task copy spent on one image (decoding and models), by task"),
+        helpText: "Time a task copy spent on one image it answered (decoding and models), by task"),
       labels: [("task", kind.rawValue)], buckets: Self.latencyBuckets)
   }
 
   func modelTime(_ kind: FaceTaskKind, _ duration: Duration) { modelTimer(kind).record(duration) }
+
+  private func abandonedCounter(_ stage: AbandonedAt) -> Counter {
+    registry.makeCounter(
+      descriptor: .init(
+        namespace: "visage", metricName: "requests_abandoned", unitName: "total",
+        helpText: "Image requests dropped because their client had closed the connection, by where (also status 499)"),
+      labels: [("at", stage.rawValue)])
+  }
+
+  func abandoned(_ stage: AbandonedAt) { abandonedCounter(stage).increment() }
 
   /// The text `/metrics` answers, with the gauges read now.
   func text(inFlight: Int, queued: Int) -> String {

@@ -33,19 +33,26 @@ final class TaskCache {
     try cached(request.cacheKey) { try ServedTask(request, models: models) }
   }
 
-  /// Decodes and answers one image.
-  func respond(to request: TaskRequest, body: ImageBody, limits: ImageLimits) throws -> JSONValue {
+  /// Decodes and answers one image; `beforeModels` runs between the two (and may throw).
+  func respond(
+    to request: TaskRequest, body: ImageBody, limits: ImageLimits, beforeModels: () throws -> Void = {}
+  ) throws -> JSONValue {
     let decoded = try decodeImage(body.bytes, ignoresExif: request.flag("ignore-exif"), limits: limits)
+    try beforeModels()
     return try task(for: request).respond(to: decoded, source: body.fileName ?? "image")
   }
 
   /// One Cloud Vision image's response: `visage analyze --performance accurate`'s faces, up
   /// to `maxResults`, or its `error` when the image does not decode or the analysis refuses it.
-  func annotate(_ bytes: [UInt8], maxResults: Int, limits: ImageLimits) throws -> JSONValue {
+  /// `beforeModels` runs once the image is decoded (and may throw).
+  func annotate(_ bytes: [UInt8], maxResults: Int, limits: ImageLimits, beforeModels: () throws -> Void) throws
+    -> JSONValue
+  {
     let decoded: DecodedImage
     do { decoded = try decodeImage(bytes, ignoresExif: false, limits: limits) } catch {
       return CloudVision.Status(code: 3, message: "Bad image data: \(error.message)").response
     }
+    try beforeModels()
     // Every face the search finds, however small, as Cloud Vision answers (ML Kit's
     // tenth-of-the-picture `minFaceSize` is off); at least the command line's 10 are looked
     // at, and the response keeps the first `maxResults`.

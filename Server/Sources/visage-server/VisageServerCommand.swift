@@ -35,6 +35,15 @@ struct VisageServerCommand: AsyncParsableCommand {
   @Option(help: "The largest image in pixels, refused (422) before decoding.")
   var maxPixels = ServerConfiguration().maxPixels
 
+  @Option(help: "The largest live-stream frame in pixels (a 4K camera's); a larger frame is answered 422.")
+  var maxLivePixels = ServerConfiguration().maxLivePixels
+
+  @Option(
+    help:
+      "The most model runs one search at every scale or turn may plan (about 1 ms each); a larger image is refused (422) before any run."
+  )
+  var maxSearchRuns = ServerConfiguration().maxSearchRuns
+
   @Option(help: "A file of API keys, one per line: requests must carry one (x-api-key or Authorization: Bearer).")
   var apiKeyFile: String?
 
@@ -69,6 +78,8 @@ struct VisageServerCommand: AsyncParsableCommand {
     try atLeast(queueDepth, 0, "queue-depth")
     try atLeast(maxBodyBytes, 1, "max-body-bytes")
     try atLeast(maxPixels, 1, "max-pixels")
+    try atLeast(maxLivePixels, 1, "max-live-pixels")
+    try atLeast(maxSearchRuns, 6, "max-search-runs")
     try atLeast(maxConnections, 1, "max-connections")
     try atLeast(maxLiveStreams, 0, "max-live-streams")
     try atLeast(idleTimeout, 1, "idle-timeout")
@@ -89,6 +100,8 @@ struct VisageServerCommand: AsyncParsableCommand {
     configuration.queueDepth = queueDepth
     configuration.maxBodyBytes = maxBodyBytes
     configuration.maxPixels = maxPixels
+    configuration.maxSearchRuns = maxSearchRuns
+    configuration.maxLivePixels = maxLivePixels
     configuration.maxConnections = maxConnections
     configuration.maxLiveStreams = maxLiveStreams
     configuration.idleTimeoutSeconds = idleTimeout
@@ -115,6 +128,11 @@ struct VisageServerCommand: AsyncParsableCommand {
     let engine = try Engine(configuration: configuration, models: models)
     logger.notice(
       "\(configuration.threads) task copies loaded and warmed in \(ContinuousClock.now - start); queue depth \(configuration.queueDepth)"
+    )
+    // What the operator sizes the machine or container by (docs/server.md, "Memory").
+    let atRest = ProcessMemory.residentBytes() ?? 0
+    logger.notice(
+      "memory: \(atRest >> 20) MB at rest; requests may add up to \(configuration.memoryForRequests >> 20) MB (--threads, --max-pixels, --max-live-streams, --max-live-pixels, --max-body-bytes)"
     )
     if engine.pageDirectory == nil {
       logger.warning("the page's files were not found: / answers 404 (docs/server.md, \"The page\")")

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import VisageRequests
+import VisageService
 
 @testable import VisageServer
 
@@ -67,10 +68,5 @@ enum ServerFixtures {
   }
 
   /// Peak resident memory of this process, in bytes (Linux: VmHWM).
-  static func peakResidentBytes() -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
-    else { return 0 }
-    return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
-  }
+  static func peakResidentBytes() -> Int { ProcessMemory.residentBytes(peak: true) ?? 0 }
 }
