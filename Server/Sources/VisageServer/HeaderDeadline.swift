@@ -114,7 +114,8 @@ final class ConnectionHandling: @unchecked Sendable {
   func sawRequestLine(length: Int) { lock.withLock { requestLine = length } }
 }
 
-/// A server child channel with `HeaderReadDeadline` first in its pipeline.
+/// A server child channel with `HeaderReadDeadline` first in its pipeline, `RequestHeadHandler`
+/// after the request decoder, and `WebSocketChecks` once a WebSocket upgrade completes.
 struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   let base: Base
   let timeout: TimeAmount
@@ -144,6 +145,7 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
         try operations.addHandler(
           RequestHeadHandler(handling: handling, continues: continues), position: .after(decoder))
       }
+      try operations.addHandler(AddsWebSocketChecks())
       return Value(base: value, handling: handling)
     }
   }

@@ -11,6 +11,22 @@ import Testing
 @Suite(.serialized) struct WebSocketProtocolTests {
   typealias F = ServerFixtures
 
+  /// §5.1: a server must close the connection on a frame that is not masked (1002).
+  @Test func anUnmaskedFrameIsAProtocolError() async throws {
+    let (code, ending) = try await closeAfter(WebSocketFrames.frame(0x82, F.panFrames[0], masked: false))
+    #expect(code == 1002)
+    #expect(ending == 0, "ended by \(String(describing: ending))")
+  }
+
+  /// A frame over `--max-body-bytes` (the frame limit) is refused with 1009, message too big,
+  /// even while the client is still sending it.
+  @Test func aFrameOverTheLimitIsTooBig() async throws {
+    let frame = WebSocketFrames.maskedBinary([UInt8](repeating: 7, count: 1 << 20))
+    let (code, ending) = try await closeAfter(frame) { $0.maxBodyBytes = 64 << 10 }
+    #expect(code == 1009)
+    #expect(ending == 0, "ended by \(String(describing: ending))")
+  }
+
   /// A continuation frame with no frame before it to continue is a protocol error (1002).
   @Test func aContinuationWithoutAStartIsAProtocolError() async throws {
     let (code, ending) = try await closeAfter(WebSocketFrames.frame(0x80, Array("tail".utf8)))
