@@ -155,4 +155,31 @@ import Testing
     }
     engine.shutdown()
   }
+
+  /// A connection whose first request's headers do not arrive in time is closed by the header
+  /// deadline, and that is no error in the server's log: Hummingbird logged one per such
+  /// connection ("Error handling upgrade result"), though no WebSocket was involved.
+  @Test func aHeaderDeadlineCloseLogsNoError() async throws {
+    let engine = try F.engine {
+      $0.threads = 1
+      $0.idleTimeoutSeconds = 1
+    }
+    let log = LogRecorder()
+    try await makeApplication(engine: engine, logger: log.logger).test(.live) { client in
+      let port = try #require(client.port)
+      let ending = try await blocking { () -> Int32? in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        return socket.receiveAll(timeout: 5).ending
+      }
+      #expect(ending == 0, "the connection was not closed by the deadline: \(String(describing: ending))")
+      // Hummingbird logs a connection's end after its channel has closed.
+      try await Task.sleep(for: .milliseconds(300))
+    }
+    engine.shutdown()
+    let entries = log.entries
+    #expect(entries.contains { $0.message.contains("listening") }, "the log was not recorded: \(entries)")
+    let errors = entries.filter { $0.level >= .error }
+    #expect(errors.isEmpty, "\(errors)")
+  }
 }
