@@ -105,9 +105,14 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// Whether Hummingbird has started to handle a connection, whether the header deadline closed
-/// it, and how long its first request line was (a head over NIO's limit is answered 414 when
-/// its request line is most of it, else 431).
+/// it, how long its first request line was (a head over NIO's limit is answered 414 when its
+/// request line is most of it, else 431), and whether it is beyond `--max-connections`.
 final class ConnectionHandling: @unchecked Sendable {
+  /// Whether the connection is one of `ConnectionLimit`'s reserve, answered by
+  /// `RequestHeadHandler` alone.
+  let beyondLimit: Bool
+  init(beyondLimit: Bool) { self.beyondLimit = beyondLimit }
+
   private let lock = NSLock()
   private var didStart = false
   private var didTimeOut = false
@@ -123,10 +128,12 @@ final class ConnectionHandling: @unchecked Sendable {
 }
 
 /// A server child channel with `HeaderReadDeadline` first in its pipeline, `RequestHeadHandler`
-/// after the request decoder, and `WebSocketChecks` once a WebSocket upgrade completes.
+/// after the request decoder, and `WebSocketChecks` once a WebSocket upgrade completes; a
+/// connection beyond `--max-connections` is left to `RequestHeadHandler` (`ConnectionLimit`).
 struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   let base: Base
   let timeout: TimeAmount
+  let limit: ConnectionLimit
   /// Whether the server is shutting down.
   let isDraining: @Sendable () -> Bool
   /// Whether a request head with `Expect: 100-continue` is to have its body (`RequestHeadHandler`).
@@ -142,7 +149,7 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   }
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-    let handling = ConnectionHandling()
+    let handling = ConnectionHandling(beyondLimit: !limit.admit(channel))
     do {
       try channel.pipeline.syncOperations.addHandler(
         HeaderReadDeadline(timeout: timeout, handling: handling, isDraining: isDraining))
@@ -165,6 +172,9 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
 
   func handle(value: Value, logger: Logger) async {
     value.handling.start()
+    // RequestHeadHandler answers such a connection and closes it; Hummingbird, handed it,
+    // would log its upgrade's failure then as an error.
+    if value.handling.beyondLimit { return }
     // A connection the header deadline closed fails the upgrade's future, which Hummingbird
     // logs as an error ("Error handling upgrade result"), though all went as meant: such a
     // connection is not handed on.

@@ -182,4 +182,52 @@ import Testing
     let errors = entries.filter { $0.level >= .error }
     #expect(errors.isEmpty, "\(errors)")
   }
+
+  /// With `--max-connections 2` held by two idle connections (the test client's, after one
+  /// request, and a raw one), a liveness probe is answered 200 at once on a connection from the
+  /// reserve beyond the limit, and any other request there 503 with Retry-After; each closes
+  /// its connection. Once a connection within the limit closes, requests are served again.
+  @Test func aFullServerAnswersItsLivenessProbe() async throws {
+    let engine = try F.engine {
+      $0.threads = 1
+      $0.maxConnections = 2
+    }
+    try await makeApplication(engine: engine).test(.live) { client in
+      let port = try #require(client.port)
+      #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+      let idle = try RawClient(port: port)
+      try idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      let first = try await blocking { idle.receive(timeout: 5) }
+      #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+      let start = ContinuousClock.now
+      let (probe, probeEnding) = try await blocking { () -> (String, Int32?) in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (bytes, ending) = socket.receiveAll(timeout: 3)
+        return (String(decoding: bytes, as: UTF8.self), ending)
+      }
+      #expect(ContinuousClock.now - start < .seconds(1))
+      #expect(probe.hasPrefix("HTTP/1.1 200") && probe.hasSuffix(#"{"status": "ok"}"#), "\(probe)")
+      #expect(probeEnding == 0)
+      let (refused, refusedEnding) = try await blocking { () -> (String, Int32?) in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (bytes, ending) = socket.receiveAll(timeout: 3)
+        return (String(decoding: bytes, as: UTF8.self), ending)
+      }
+      #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+      #expect(refused.lowercased().contains("retry-after: 1\r\n") && refused.contains(#""code": 503"#), "\(refused)")
+      #expect(refusedEnding == 0)
+      // A place within the limit frees up: a new connection is served in full.
+      idle.close()
+      try await Task.sleep(for: .milliseconds(200))
+      let metrics = try await blocking { () -> String in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        return socket.receive(timeout: 3)
+      }
+      #expect(metrics.hasPrefix("HTTP/1.1 200"), "\(metrics.prefix(300))")
+    }
+    engine.shutdown()
+  }
 }
