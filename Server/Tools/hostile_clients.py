@@ -13,7 +13,12 @@ summary line of figures, and exits 1 if any check fails:
   the target, a 120 KB URL, a header over 80 KB, 1,000 headers: each answered 400, 414 or 431
   with the error envelope, then the connection closed;
 - methods: HEAD /healthz 200 without a body, PURGE /v1/detect 501, GET /v1/live without an
-  upgrade 426.
+  upgrade 426;
+- WebSocket protocol errors on /v1/live: an unmasked frame and a continuation with no start
+  are closed with 1002, a frame over --max-body-bytes with 1009, each then a FIN (no reset).
+
+On a server with `--max-connections 2`, both held by idle connections: GET /healthz is
+answered 200 within a second, and another route 503 with Retry-After.
 
 On a second server (`--threads 2 --queue-depth 8`), what a request may cost:
 - a huge image: an 8000x8000 all-zero PNG (187 KB) on every route, each answered within 10 s
@@ -175,6 +180,85 @@ def check_methods(port: int) -> tuple[bool, str]:
     return ok, "methods: " + ", ".join(f"{name} {status_of(reply)}" for name, reply in answers.items())
 
 
+# ---- WebSocket protocol errors and the connection limit -------------------------------------
+
+UPGRADE = (b"GET /v1/live?task=detect HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+def ws_frame(first: int, payload: bytes, masked: bool = True) -> bytes:
+    n = len(payload)
+    size = (bytes([n]) if n < 126 else bytes([126]) + n.to_bytes(2, "big") if n < 65536
+            else bytes([127]) + n.to_bytes(8, "big"))
+    if not masked:
+        return bytes([first]) + size + payload
+    key = b"\x11\x22\x33\x44"
+    return (bytes([first, size[0] | 0x80]) + size[1:] + key
+            + bytes(b ^ key[i % 4] for i, b in enumerate(payload)))
+
+
+def close_after(port: int, frame: bytes) -> tuple[int | None, str]:
+    """The close status the server answers `frame` with on a fresh live stream, and how the
+    connection ended ("FIN", "reset" or "open")."""
+    with connect(port) as sock:
+        sock.sendall(UPGRADE)
+        head = receive(sock, 5, first_only=True)
+        if not head.startswith(b"HTTP/1.1 101"):
+            return None, f"no upgrade: {head[:40]!r}"
+        try:
+            sock.sendall(frame)
+        except OSError:
+            pass
+        data, ending = b"", "open"
+        sock.settimeout(5)
+        try:
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    ending = "FIN"
+                    break
+                data += chunk
+        except ConnectionResetError:
+            ending = "reset"
+        except socket.timeout:
+            pass
+    code = int.from_bytes(data[2:4], "big") if len(data) >= 4 and data[0] == 0x88 else None
+    return code, ending
+
+
+def check_websocket(port: int) -> tuple[bool, str]:
+    cases = [("unmasked", ws_frame(0x82, ASTRONAUT[:1000], masked=False), 1002),
+             ("continuation first", ws_frame(0x80, b"tail"), 1002),
+             # A header that announces 21 MiB (over the 20 MiB limit), and the first 64 KB of it.
+             ("over the limit", bytes([0x82, 0xFF]) + (21 << 20).to_bytes(8, "big") + b"\x11\x22\x33\x44" + bytes(65536),
+              1009)]
+    got = [(name, *close_after(port, frame), expected) for name, frame, expected in cases]
+    ok = all(code == expected and ending == "FIN" for _, code, ending, expected in got)
+    return ok, "WebSocket errors: " + ", ".join(f"{name} closed {code} then {ending}" for name, code, ending, _ in got)
+
+
+def check_connection_limit(binary: str) -> tuple[bool, str]:
+    server = start_server(binary, ["--max-connections", "2"], label="full", threads=1)
+    held = [connect(server.port) for _ in range(2)]
+    for sock in held:  # each a request answered, then kept open
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        receive(sock, 5, first_only=True)
+    with connect(server.port) as sock:
+        start = time.monotonic()
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        probe = receive(sock, 5)
+        probe_seconds = time.monotonic() - start
+    with connect(server.port) as sock:
+        sock.sendall(b"GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n")
+        other = receive(sock, 5)
+    for sock in held:
+        sock.close()
+    server.stop()
+    ok = status_of(probe) == 200 and probe_seconds < 1 and status_of(other) == 503 and b"Retry-After" in other
+    return ok, (f"connection limit: 2 of 2 held; /healthz {status_of(probe)} in {probe_seconds * 1000:.0f} ms, "
+                f"/readyz {status_of(other)}")
+
+
 # ---- What a request may cost (the second server) -------------------------------------------
 
 ROUTES = [("/v1/detect", 200), ("/v1/detect?range=full", 200), ("/v1/detect?range=all", 422),
@@ -300,8 +384,10 @@ def main() -> int:
     parser.add_argument("--binary", default=os.path.join(REPO, "Server", ".build", "release", "visage-server"))
     args = parser.parse_args()
     server = start_server(args.binary, ["--queue-depth", "2"], label="hostile", threads=1)
-    results = [check(server.port) for check in (check_slow_bodies, check_expect_continue, check_malformed, check_methods)]
+    results = [check(server.port) for check in (check_slow_bodies, check_expect_continue, check_malformed, check_methods,
+                                                 check_websocket)]
     server.stop()
+    results.append(check_connection_limit(args.binary))
     costs = start_server(args.binary, ["--queue-depth", "8"], label="costs", threads=2)
     results += [check_memory(costs.port, costs.process.pid), check_huge_images(costs.port),
                 check_leaving_callers(costs.port)]

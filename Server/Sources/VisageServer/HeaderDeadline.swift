@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -74,7 +75,10 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-    timer = context.eventLoop.scheduleTask(in: timeout) { loopBound.value.close(promise: nil) }
+    timer = context.eventLoop.scheduleTask(in: timeout) { [handling] in
+      handling.timeOut()
+      loopBound.value.close(promise: nil)
+    }
     watchHandling(context)
   }
 
@@ -100,24 +104,36 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
   }
 }
 
-/// Whether Hummingbird has started to handle a connection, and how long its first request line
-/// was (a head over NIO's limit is answered 414 when its request line is most of it, else 431).
+/// Whether Hummingbird has started to handle a connection, whether the header deadline closed
+/// it, how long its first request line was (a head over NIO's limit is answered 414 when its
+/// request line is most of it, else 431), and whether it is beyond `--max-connections`.
 final class ConnectionHandling: @unchecked Sendable {
+  /// Whether the connection is one of `ConnectionLimit`'s reserve, answered by
+  /// `RequestHeadHandler` alone.
+  let beyondLimit: Bool
+  init(beyondLimit: Bool) { self.beyondLimit = beyondLimit }
+
   private let lock = NSLock()
   private var didStart = false
+  private var didTimeOut = false
   private var requestLine: Int?
   var started: Bool { lock.withLock { didStart } }
   func start() { lock.withLock { didStart = true } }
+  var timedOut: Bool { lock.withLock { didTimeOut } }
+  func timeOut() { lock.withLock { didTimeOut = true } }
   var requestLineSeen: Bool { lock.withLock { requestLine != nil } }
   /// Whether the request line is over 40 KB, or has not ended.
   var requestLineTooLong: Bool { lock.withLock { requestLine.map { $0 > 40 << 10 } ?? true } }
   func sawRequestLine(length: Int) { lock.withLock { requestLine = length } }
 }
 
-/// A server child channel with `HeaderReadDeadline` first in its pipeline.
+/// A server child channel with `HeaderReadDeadline` first in its pipeline, `RequestHeadHandler`
+/// after the request decoder, and `WebSocketChecks` once a WebSocket upgrade completes; a
+/// connection beyond `--max-connections` is left to `RequestHeadHandler` (`ConnectionLimit`).
 struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   let base: Base
   let timeout: TimeAmount
+  let limit: ConnectionLimit
   /// Whether the server is shutting down.
   let isDraining: @Sendable () -> Bool
   /// Whether a request head with `Expect: 100-continue` is to have its body (`RequestHeadHandler`).
@@ -126,11 +142,14 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
   struct Value: ServerChildChannelValue {
     let base: Base.Value
     let handling: ConnectionHandling
+    /// Completed when NIO has read the first request and upgraded (or not): the future
+    /// Hummingbird's WebSocket channel waits on.
+    let upgraded: EventLoopFuture<Void>?
     var channel: any Channel { base.channel }
   }
 
   func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-    let handling = ConnectionHandling()
+    let handling = ConnectionHandling(beyondLimit: !limit.admit(channel))
     do {
       try channel.pipeline.syncOperations.addHandlers(
         CallerWatch(), HeaderReadDeadline(timeout: timeout, handling: handling, isDraining: isDraining))
@@ -144,12 +163,22 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
         try operations.addHandler(
           RequestHeadHandler(handling: handling, continues: continues), position: .after(decoder))
       }
-      return Value(base: value, handling: handling)
+      try operations.addHandler(AddsWebSocketChecks())
+      let upgrader = try? operations.handler(
+        type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
+      return Value(base: value, handling: handling, upgraded: upgrader?.upgradeResultFuture.map { _ in })
     }
   }
 
   func handle(value: Value, logger: Logger) async {
     value.handling.start()
+    // RequestHeadHandler answers such a connection and closes it; Hummingbird, handed it,
+    // would log its upgrade's failure then as an error.
+    if value.handling.beyondLimit { return }
+    // A connection the header deadline closed fails the upgrade's future, which Hummingbird
+    // logs as an error ("Error handling upgrade result"), though all went as meant: such a
+    // connection is not handed on.
+    if let upgraded = value.upgraded, await (try? upgraded.get()) == nil, value.handling.timedOut { return }
     await base.handle(value: value.base, logger: logger)
   }
 }

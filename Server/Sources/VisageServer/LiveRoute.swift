@@ -57,6 +57,10 @@ struct LiveRoute {
               session.replyWritten()
             }
           }
+          // Set when the client vanished or broke the protocol: nothing more is answered, and
+          // the error is thrown on at the end, so that swift-websocket closes with the status
+          // it names (1002 for a continuation with no start, say) rather than 1000.
+          var failure: (any Error)?
           do {
             for try await message in inbound.messages(maxSize: engine.configuration.maxBodyBytes) {
               // A client that does not read its replies is not read either.
@@ -70,11 +74,12 @@ struct LiveRoute {
               }
             }
           } catch {
-            // The client vanished or broke the protocol: stop, answering nothing more.
+            failure = error
           }
           await session.finish()
           continuation.finish()
           try await group.waitForAll()
+          if let failure { throw failure }
         }
       })
   }

@@ -4,6 +4,9 @@ import NIOHTTP1
 
 /// What happens between NIO's request decoder and Hummingbird, for what the routes never see.
 ///
+/// - A connection beyond `--max-connections` (`ConnectionLimit`'s reserve) is answered here
+///   and closed: `GET` or `HEAD /healthz` 200 as the route answers it, anything else 503 with
+///   `Retry-After`.
 /// - A request NIO cannot parse is answered, then closed: 414 for a head over the decoder's 80
 ///   KB limit whose request line is over 40 KB, 431 for other heads over it (or too many
 ///   fields), 400 for the rest (a bad
@@ -37,6 +40,7 @@ final class RequestHeadHandler: ChannelInboundHandler, RemovableChannelHandler {
     // upgrade request on, everything is passed on as it comes.
     guard !upgrading else { return context.fireChannelRead(data) }
     if case .head(let head) = unwrapInboundIn(data) {
+      if handling.beyondLimit { return answerBeyondLimit(context, head) }
       if head.headers.contains(name: "upgrade") { upgrading = true }
       if head.headers.count > Self.maximumHeaderFields {
         return refuse(
@@ -66,17 +70,41 @@ final class RequestHeadHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
   }
 
+  /// A connection beyond `--max-connections` (`ConnectionLimit`): a liveness probe is answered
+  /// as `/healthz` is, anything else 503, and the connection closed either way.
+  private func answerBeyondLimit(_ context: ChannelHandlerContext, _ head: HTTPRequestHead) {
+    let probe = head.uri.prefix { $0 != "?" } == "/healthz" && (head.method == .GET || head.method == .HEAD)
+    guard probe else {
+      return refuse(
+        context, .serviceUnavailable,
+        "the server is at its connection limit (--max-connections): try again shortly",
+        headers: [("Retry-After", "1")])
+    }
+    answer(context, .ok, Routes.healthy.description, withBody: head.method != .HEAD)
+  }
+
   /// Answers with `status` and the error envelope, then closes the connection.
-  private func refuse(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ message: String) {
+  private func refuse(
+    _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ message: String,
+    headers: [(String, String)] = []
+  ) {
+    answer(context, status, APIError.envelope(code: Int(status.code), message: message).description, headers: headers)
+  }
+
+  /// Answers with `status` and the JSON `body` (its length alone for a HEAD), then closes the
+  /// connection.
+  private func answer(
+    _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ body: String, headers: [(String, String)] = [],
+    withBody: Bool = true
+  ) {
     answered = true
-    let body = APIError.envelope(code: Int(status.code), message: message).description
-    var headers = HTTPHeaders()
+    var headers = HTTPHeaders(headers)
     headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
     headers.add(name: "Content-Length", value: "\(body.utf8.count)")
     headers.add(name: "Connection", value: "close")
     let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
     context.write(wrapOutboundOut(.head(head)), promise: nil)
-    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+    if withBody { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil) }
     let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopBound.value.close(promise: nil) }
   }

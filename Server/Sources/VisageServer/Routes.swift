@@ -10,12 +10,15 @@ import VisageService
 struct Routes {
   let engine: Engine
 
+  /// `/healthz`'s body: the process is up. A connection beyond `--max-connections` gets it too.
+  static let healthy = JSONValue.object([("status", .string("ok"))])
+
   func add(to router: Router<VisageRequestContext>) {
     let metrics = engine.metrics
     router.add(middleware: MetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorEnvelopeMiddleware())
     router.add(middleware: KnownMethodsMiddleware())
-    router.get("/healthz") { _, _ in Response.json(.object([("status", .string("ok"))])) }
+    router.get("/healthz") { _, _ in Response.json(Self.healthy) }
     router.get("/readyz") { _, _ in try await ready() }
     router.get("/metrics") { [engine] _, _ in
       Response(

@@ -7,7 +7,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// visage-server's application: the HTTP routes and the live stream on one port, with the
-/// connection limit, the idle and header timeouts, and the WebSocket frame limit.
+/// connection limit (and its reserve for probes), the idle and header timeouts, and the
+/// WebSocket frame limit.
 public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visage-server"))
   -> some ApplicationProtocol
 {
@@ -18,6 +19,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
   LiveRoute(engine: engine).add(to: webSocketRouter)
   let webSocketResponder = webSocketRouter.buildResponder()
   let idle = TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds))
+  let connections = ConnectionLimit(configuration.maxConnections)
   let server = HTTPServerBuilder { responder in
     WithHeaderDeadline(
       base: HTTP1WebSocketUpgradeChannel(
@@ -25,7 +27,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
         configuration: .init(
           http1: .init(idleTimeout: idle),
           ws: .init(maxFrameSize: configuration.maxBodyBytes, autoPing: .enabled(timePeriod: .seconds(30))))),
-      timeout: idle, isDraining: { engine.isDraining },
+      timeout: idle, limit: connections, isDraining: { engine.isDraining },
       continues: { head in
         // The body is read when it is within the limit and a copy or queue place is free now.
         let length = head.headers["content-length"].first.flatMap { Int($0) } ?? 0
@@ -36,7 +38,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
     router: HeadAsGetRouter(router: router), server: server,
     configuration: .init(
       address: .hostname(configuration.host, port: configuration.port), serverName: "visage-server",
-      availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+      availableConnectionsDelegate: connections.accepted),
     onServerRunning: { channel in
       logger.notice("visage-server listening on \(channel.localAddress.map { "\($0)" } ?? "?")")
     },

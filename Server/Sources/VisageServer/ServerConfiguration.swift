@@ -26,7 +26,9 @@ public struct ServerConfiguration: Sendable {
   public var maxSearchRuns = 3_000
   /// API keys a request must carry (`x-api-key` or `Authorization: Bearer`); none: no check.
   public var apiKeys: [String] = []
-  /// Open connections at most; more wait in the kernel's backlog until one closes.
+  /// Open connections served at most. `ConnectionLimit.reserve` more are accepted, for
+  /// liveness probes (`/healthz` 200, anything else 503); more still wait in the kernel's
+  /// backlog until one closes.
   public var maxConnections = 256
   /// Live streams (WebSocket connections) at once, each with a task of its own.
   public var maxLiveStreams = 4

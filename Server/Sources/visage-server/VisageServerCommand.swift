@@ -47,7 +47,7 @@ struct VisageServerCommand: AsyncParsableCommand {
   @Option(help: "A file of API keys, one per line: requests must carry one (x-api-key or Authorization: Bearer).")
   var apiKeyFile: String?
 
-  @Option(help: "Open connections at most; more wait until one closes.")
+  @Option(help: "Open connections served at most; 8 more get /healthz 200 and all else 503; more wait.")
   var maxConnections = 256
 
   @Option(help: "Live streams (WebSocket connections) open at once.")

@@ -155,4 +155,79 @@ import Testing
     }
     engine.shutdown()
   }
+
+  /// A connection whose first request's headers do not arrive in time is closed by the header
+  /// deadline, and that is no error in the server's log: Hummingbird logged one per such
+  /// connection ("Error handling upgrade result"), though no WebSocket was involved.
+  @Test func aHeaderDeadlineCloseLogsNoError() async throws {
+    let engine = try F.engine {
+      $0.threads = 1
+      $0.idleTimeoutSeconds = 1
+    }
+    let log = LogRecorder()
+    try await makeApplication(engine: engine, logger: log.logger).test(.live) { client in
+      let port = try #require(client.port)
+      let ending = try await blocking { () -> Int32? in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        return socket.receiveAll(timeout: 5).ending
+      }
+      #expect(ending == 0, "the connection was not closed by the deadline: \(String(describing: ending))")
+      // Hummingbird logs a connection's end after its channel has closed.
+      try await Task.sleep(for: .milliseconds(300))
+    }
+    engine.shutdown()
+    let entries = log.entries
+    #expect(entries.contains { $0.message.contains("listening") }, "the log was not recorded: \(entries)")
+    let errors = entries.filter { $0.level >= .error }
+    #expect(errors.isEmpty, "\(errors)")
+  }
+
+  /// With `--max-connections 2` held by two idle connections (the test client's, after one
+  /// request, and a raw one), a liveness probe is answered 200 at once on a connection from the
+  /// reserve beyond the limit, and any other request there 503 with Retry-After; each closes
+  /// its connection. Once a connection within the limit closes, requests are served again.
+  @Test func aFullServerAnswersItsLivenessProbe() async throws {
+    let engine = try F.engine {
+      $0.threads = 1
+      $0.maxConnections = 2
+    }
+    try await makeApplication(engine: engine).test(.live) { client in
+      let port = try #require(client.port)
+      #expect(try await client.execute(uri: "/healthz", method: .get).status == .ok)
+      let idle = try RawClient(port: port)
+      try idle.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+      let first = try await blocking { idle.receive(timeout: 5) }
+      #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+      let start = ContinuousClock.now
+      let (probe, probeEnding) = try await blocking { () -> (String, Int32?) in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (bytes, ending) = socket.receiveAll(timeout: 3)
+        return (String(decoding: bytes, as: UTF8.self), ending)
+      }
+      #expect(ContinuousClock.now - start < .seconds(1))
+      #expect(probe.hasPrefix("HTTP/1.1 200") && probe.hasSuffix(#"{"status": "ok"}"#), "\(probe)")
+      #expect(probeEnding == 0)
+      let (refused, refusedEnding) = try await blocking { () -> (String, Int32?) in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        let (bytes, ending) = socket.receiveAll(timeout: 3)
+        return (String(decoding: bytes, as: UTF8.self), ending)
+      }
+      #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused)")
+      #expect(refused.lowercased().contains("retry-after: 1\r\n") && refused.contains(#""code": 503"#), "\(refused)")
+      #expect(refusedEnding == 0)
+      // A place within the limit frees up: a new connection is served in full.
+      idle.close()
+      try await Task.sleep(for: .milliseconds(200))
+      let metrics = try await blocking { () -> String in
+        let socket = try RawClient(port: port)
+        try socket.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        return socket.receive(timeout: 3)
+      }
+      #expect(metrics.hasPrefix("HTTP/1.1 200"), "\(metrics.prefix(300))")
+    }
+    engine.shutdown()
+  }
 }

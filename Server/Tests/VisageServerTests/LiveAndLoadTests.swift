@@ -80,21 +80,27 @@ import VisageRequests
     engine.shutdown()
   }
 
+  /// A frame that is not an image, and one over `--max-live-pixels` (here 512x512's worth),
+  /// are answered in the envelope; the stream goes on.
   @Test func aLiveStreamAnswersBadFramesAndOptionsInTheEnvelope() async throws {
-    let engine = try F.engine()
+    let engine = try F.engine { $0.maxLivePixels = 512 * 512 }
     try await makeApplication(engine: engine).test(.live) { client in
       _ = try await within(60, "the stream with a bad frame") {
         try await client.ws("/v1/live?task=detect", configuration: .init(maxFrameSize: 1 << 22)) {
           inbound, outbound, _ in
           try await outbound.write(.binary(ByteBuffer(bytes: Array("not an image".utf8))))
+          try await outbound.write(.binary(ByteBuffer(bytes: F.crowd)))
           try await outbound.write(.binary(ByteBuffer(bytes: F.panFrames[0])))
           var replies: [String] = []
           for try await message in inbound.messages(maxSize: 1 << 24) {
             if case .text(let text) = message { replies.append(text) }
-            if replies.count == 2 { break }
+            if replies.count == 3 { break }
           }
           #expect(replies[0].contains(#""source": "frame#0""#) && replies[0].contains(#""code": 415"#))
-          #expect(replies[1].contains(#""source": "frame#1""#) && replies[1].contains(#""detections": [{"#))
+          #expect(
+            replies[1].contains(#""source": "frame#1""#) && replies[1].contains(#""code": 422"#)
+              && replies[1].contains("1280x960"), "\(replies[1])")
+          #expect(replies[2].contains(#""source": "frame#2""#) && replies[2].contains(#""detections": [{"#))
         }
       }
       // Refused at the upgrade: Hummingbird's bare 400.

@@ -56,6 +56,24 @@ final class RawClient: @unchecked Sendable {
     return String(decoding: received, as: UTF8.self)
   }
 
+  /// Everything that arrives until the peer closes the connection or `timeout` seconds pass,
+  /// and how it ended: 0 when the peer closed it (its FIN), the error (ECONNRESET for a reset),
+  /// or nil when time ran out.
+  func receiveAll(timeout: Double) -> (bytes: [UInt8], ending: Int32?) {
+    var received: [UInt8] = []
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&poller, 1, Int32(max(1, end.timeIntervalSinceNow * 1000))) > 0 else { continue }
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      let n = recv(fd, &buffer, buffer.count, 0)
+      if n < 0 { return (received, errno) }
+      if n == 0 { return (received, 0) }
+      received += buffer[0..<n]
+    }
+    return (received, nil)
+  }
+
   /// Whether the peer has closed the connection.
   func isClosed() -> Bool {
     var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -86,22 +104,49 @@ final class RawClient: @unchecked Sendable {
   }
 }
 
-/// Client-side WebSocket frames, masked as RFC 6455 requires.
+/// Client-side WebSocket frames, masked as RFC 6455 requires (unless told otherwise), and the
+/// server's close frame read back.
 enum WebSocketFrames {
-  static func maskedBinary(_ payload: [UInt8]) -> [UInt8] {
-    var frame: [UInt8] = [0x82]
+  static func maskedBinary(_ payload: [UInt8]) -> [UInt8] { frame(0x82, payload) }
+
+  /// A frame whose first byte (FIN, RSV and opcode) is `first`.
+  static func frame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -> [UInt8] {
+    let maskBit: UInt8 = masked ? 0x80 : 0
+    var frame: [UInt8] = [first]
     if payload.count < 126 {
-      frame.append(0x80 | UInt8(payload.count))
+      frame.append(maskBit | UInt8(payload.count))
     } else if payload.count < 65536 {
-      frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+      frame += [maskBit | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
     } else {
-      frame.append(0x80 | 127)
+      frame.append(maskBit | 127)
       frame += (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
     }
+    guard masked else { return frame + payload }
     let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
     frame += mask
     frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     return frame
+  }
+
+  /// The status code of the first close frame among the server's (unmasked) frames in
+  /// `bytes`; nil when there is none.
+  static func closeCode(in bytes: [UInt8]) -> Int? {
+    var at = 0
+    while at + 2 <= bytes.count {
+      var length = Int(bytes[at + 1] & 0x7F)
+      var header = 2
+      if length == 126, at + 4 <= bytes.count {
+        (length, header) = (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]), 4)
+      } else if length == 127, at + 10 <= bytes.count {
+        (length, header) = (bytes[(at + 2)..<(at + 10)].reduce(0) { $0 << 8 | Int($1) }, 10)
+      }
+      if bytes[at] & 0x0F == 0x8 {
+        guard length >= 2, at + header + 2 <= bytes.count else { return nil }
+        return Int(bytes[at + header]) << 8 | Int(bytes[at + header + 1])
+      }
+      at += header + length
+    }
+    return nil
   }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 import VisageRequests
@@ -69,4 +70,33 @@ enum ServerFixtures {
 
   /// Peak resident memory of this process, in bytes (Linux: VmHWM).
   static func peakResidentBytes() -> Int { ProcessMemory.residentBytes(peak: true) ?? 0 }
+}
+
+/// Keeps what a server logs at `.info` and above, for tests of what it logs.
+final class LogRecorder: @unchecked Sendable {
+  // @unchecked: `kept` is guarded by `lock`.
+  private let lock = NSLock()
+  private var kept: [(level: Logger.Level, message: String)] = []
+
+  /// Each message kept so far, with its metadata.
+  var entries: [(level: Logger.Level, message: String)] { lock.withLock { kept } }
+
+  /// A logger whose messages are kept here.
+  var logger: Logger { Logger(label: "visage-server") { _ in Handler(recorder: self) } }
+
+  struct Handler: LogHandler {
+    let recorder: LogRecorder
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+      get { metadata[key] }
+      set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+      let message = "\(event.message) \(event.metadata ?? [:])"
+      recorder.lock.withLock { recorder.kept.append((event.level, message)) }
+    }
+  }
 }
