@@ -8,17 +8,22 @@ import NIOHTTP1
 
 /// Closes a connection whose first request's headers have not arrived in full within the
 /// timeout. Hummingbird's idle timeout starts only once a request head is parsed when
-/// WebSocket upgrades are on, so without this a client trickling header bytes (slowloris)
-/// would hold its connection for ever. Later requests on the connection are covered by the
-/// idle timeout.
+/// WebSocket upgrades are on (`HTTP1WebSocketUpgradeChannel` adds its state handler in the
+/// upgrade's setup, which NIO calls on a complete head; plain `HTTP1Channel` adds it at
+/// once), so without this a client trickling header bytes (slowloris) would hold its
+/// connection for ever; no upstream issue covers it (hummingbird PR #821 leaves slowloris to
+/// later work). Later requests on the connection are covered by the idle timeout.
 ///
 /// It also sees that connections are answered when the server shuts down. Hummingbird tells
 /// each connection to finish its request and close (`ChannelShouldQuiesceEvent`), but a
 /// connection accepted just before then either is never handed to a handler, or has not yet
 /// installed the one that listens for that event: its request went unanswered and the
-/// connection open until the process exited (found by `.ci/server-checks`'s SIGTERM check). So
-/// the event is passed on again every 100 ms until the connection closes, and a connection
-/// not handled while the server drains is answered 503 here, in raw bytes, and closed.
+/// connection open until the process exited (found by `.ci/server-checks`'s SIGTERM check).
+/// NIO fires the event once, into a pipeline that has nothing listening before the first head,
+/// and drops a child whose setup finishes after the listener closed (apple/swift-nio#2813,
+/// open). So the event is passed on again every 100 ms until the connection closes, and a
+/// connection not handled while the server drains is answered 503 here, in raw bytes, and
+/// closed.
 final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
@@ -176,8 +181,8 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
     // would log its upgrade's failure then as an error.
     if value.handling.beyondLimit { return }
     // A connection the header deadline closed fails the upgrade's future, which Hummingbird
-    // logs as an error ("Error handling upgrade result"), though all went as meant: such a
-    // connection is not handed on.
+    // logs as an error ("Error handling upgrade result": every error but NIO's inputClosed,
+    // see apple/swift-nio#2631), though all went as meant: such a connection is not handed on.
     if let upgraded = value.upgraded, await (try? upgraded.get()) == nil, value.handling.timedOut { return }
     await base.handle(value: value.base, logger: logger)
   }

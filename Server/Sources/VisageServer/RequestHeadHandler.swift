@@ -11,8 +11,11 @@ import NIOHTTP1
 ///   KB limit whose request line is over 40 KB, 431 for other heads over it (or too many
 ///   fields), 400 for the rest (a bad
 ///   chunk size, `Content-Length` with `Transfer-Encoding`, two lengths, a NUL in the target).
-///   With WebSocket upgrades on, Hummingbird turns off NIO's protocol error handler, and such
-///   a request went unanswered.
+///   With WebSocket upgrades on, Hummingbird turns off NIO's protocol error handler
+///   (hummingbird-websocket PR #102, hummingbird PR #702), its own 400 runs only once a
+///   request stream exists, and NIO's upgrade handler neither answers nor closes: such a
+///   request went unanswered. Its `additionalChannelHandlers` are added only after the first
+///   head, so this handler is put after NIO's decoder, found by its (public) type.
 /// - `Expect: 100-continue` is answered `100 Continue` at once when the body will be read
 ///   (`continues`), so that curl, which asks so for bodies over 1 MiB, sends its body without
 ///   waiting a second. When it will not be read (over `--max-body-bytes`, or no room), nothing
