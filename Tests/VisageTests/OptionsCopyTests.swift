@@ -45,8 +45,8 @@ import Visage
   @Test func detectorOptionsCopyEveryField() {
     let receiver = Receiver()
     let options = FaceDetectorOptions(
-      baseOptions: BaseOptions(modelAssetPath: "a.task", threadCount: 3), runningMode: .liveStream,
-      minDetectionConfidence: 0.7, minSuppressionThreshold: 0.2)
+      baseOptions: BaseOptions(modelAssetPath: "a.task", threadCount: 3, maximumSearchRuns: 99),
+      runningMode: .liveStream, minDetectionConfidence: 0.7, minSuppressionThreshold: 0.2)
     options.faceDetectorLiveStreamDelegate = receiver
     options.liveStreamHandler = { _, _, _ in }
     options.searchesAllScales = true
@@ -96,7 +96,7 @@ import Visage
   }
 
   @Test func baseOptionsCopyEveryField() {
-    let options = BaseOptions(modelAssetPath: "a.task", threadCount: 5)
-    Self.expectCopied(options, options.copy(), fieldCount: 2)
+    let options = BaseOptions(modelAssetPath: "a.task", threadCount: 5, maximumSearchRuns: 1_234)
+    Self.expectCopied(options, options.copy(), fieldCount: 3)
   }
 }
