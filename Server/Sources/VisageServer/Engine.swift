@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import NIOConcurrencyHelpers
 import Visage
 import VisageImageIO
 import VisageRequests
@@ -8,7 +9,7 @@ import VisageService
 /// The server's work: `threads` one-thread task copies behind a bounded queue (VisageService's
 /// `WorkPool`, which `visage --threads N` runs its batches on), the admission that bounds
 /// memory, readiness, and the live streams' count.
-public final class Engine: @unchecked Sendable {
+public final class Engine: Sendable {
   public let configuration: ServerConfiguration
   public let models: ServerModels
   let metrics: ServerMetrics
@@ -17,14 +18,15 @@ public final class Engine: @unchecked Sendable {
   private let pool: WorkPool<TaskCache>
   /// The bundled sample photo, which `/readyz` runs a detection on.
   private let sample: [UInt8]
-  private let lock = NSLock()
-  // Under `lock`: requests admitted and not yet answered, live streams open, and whether the
-  // server is draining.
-  private var admitted = 0
-  private var liveStreams = 0
-  private var draining = false
-  /// Under `lock`: bytes of request bodies received and not yet let go.
-  private var bodyBytes = 0
+  /// Requests admitted and not yet answered, live streams open, whether the server is
+  /// draining, and bytes of request bodies received and not yet let go.
+  private struct State {
+    var admitted = 0
+    var liveStreams = 0
+    var draining = false
+    var bodyBytes = 0
+  }
+  private let state = NIOLockedValueBox(State())
 
   /// Loads every copy's default tasks and runs each once on the sample photo, so that the
   /// first request is as fast as the hundredth; the port opens after this.
@@ -62,59 +64,65 @@ public final class Engine: @unchecked Sendable {
 
   /// Takes `count` bytes of the body budget, unless that would go over it.
   func reserveBodyBytes(_ count: Int) -> Bool {
-    lock.withLock {
-      guard bodyBytes + count <= bodyBudget else { return false }
-      bodyBytes += count
+    let budget = bodyBudget
+    return state.withLockedValue {
+      guard $0.bodyBytes + count <= budget else { return false }
+      $0.bodyBytes += count
       return true
     }
   }
 
-  func releaseBodyBytes(_ count: Int) { lock.withLock { bodyBytes -= count } }
+  func releaseBodyBytes(_ count: Int) { state.withLockedValue { $0.bodyBytes -= count } }
 
   /// Bytes of bodies held now.
-  var bodyBytesHeld: Int { lock.withLock { bodyBytes } }
+  var bodyBytesHeld: Int { state.withLockedValue { $0.bodyBytes } }
 
   /// Whether a request would be admitted now: checked before a body is read, so that a
   /// request that would be refused is answered 503 without its body being sent.
-  var hasRoom: Bool { lock.withLock { !draining && admitted < capacity } }
+  var hasRoom: Bool {
+    let capacity = self.capacity
+    return state.withLockedValue { !$0.draining && $0.admitted < capacity }
+  }
 
   /// Admits a request unless `capacity` are in already or the server is draining. Requests
   /// are admitted once their body has arrived, so a slow upload never holds a copy or a queue
   /// place.
   func admit() -> Bool {
-    lock.withLock {
-      guard !draining, admitted < capacity else { return false }
-      admitted += 1
+    let capacity = self.capacity
+    return state.withLockedValue {
+      guard !$0.draining, $0.admitted < capacity else { return false }
+      $0.admitted += 1
       return true
     }
   }
 
-  func release() { lock.withLock { admitted -= 1 } }
+  func release() { state.withLockedValue { $0.admitted -= 1 } }
 
   /// Requests admitted and not answered yet.
-  var inFlight: Int { lock.withLock { admitted } }
+  var inFlight: Int { state.withLockedValue { $0.admitted } }
   /// Requests waiting for a copy.
   var queued: Int { pool.waiting }
 
   /// Opens a live stream unless `maxLiveStreams` are open or the server is draining.
   func openLiveStream() -> Bool {
-    lock.withLock {
-      guard !draining, liveStreams < configuration.maxLiveStreams else { return false }
-      liveStreams += 1
+    let most = configuration.maxLiveStreams
+    return state.withLockedValue {
+      guard !$0.draining, $0.liveStreams < most else { return false }
+      $0.liveStreams += 1
       return true
     }
   }
 
-  func closeLiveStream() { lock.withLock { liveStreams -= 1 } }
+  func closeLiveStream() { state.withLockedValue { $0.liveStreams -= 1 } }
 
   /// Live streams open now.
-  var liveStreamsOpen: Int { lock.withLock { liveStreams } }
+  var liveStreamsOpen: Int { state.withLockedValue { $0.liveStreams } }
 
   /// Whether `/readyz` may say yes.
-  var isDraining: Bool { lock.withLock { draining } }
+  var isDraining: Bool { state.withLockedValue { $0.draining } }
 
   /// Stops admitting requests (SIGTERM, SIGINT); those admitted are still answered.
-  public func drain() { lock.withLock { draining = true } }
+  public func drain() { state.withLockedValue { $0.draining = true } }
 
   /// Reads the body's image (its form, base64, multipart), decodes and answers it on the next
   /// free copy: all of it on the copy's thread, none on Swift concurrency's few. For an

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 
@@ -112,24 +113,26 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
 /// Whether Hummingbird has started to handle a connection, whether the header deadline closed
 /// it, how long its first request line was (a head over NIO's limit is answered 414 when its
 /// request line is most of it, else 431), and whether it is beyond `--max-connections`.
-final class ConnectionHandling: @unchecked Sendable {
+final class ConnectionHandling: Sendable {
   /// Whether the connection is one of `ConnectionLimit`'s reserve, answered by
   /// `RequestHeadHandler` alone.
   let beyondLimit: Bool
   init(beyondLimit: Bool) { self.beyondLimit = beyondLimit }
 
-  private let lock = NSLock()
-  private var didStart = false
-  private var didTimeOut = false
-  private var requestLine: Int?
-  var started: Bool { lock.withLock { didStart } }
-  func start() { lock.withLock { didStart = true } }
-  var timedOut: Bool { lock.withLock { didTimeOut } }
-  func timeOut() { lock.withLock { didTimeOut = true } }
-  var requestLineSeen: Bool { lock.withLock { requestLine != nil } }
+  private struct State {
+    var started = false
+    var timedOut = false
+    var requestLine: Int?
+  }
+  private let state = NIOLockedValueBox(State())
+  var started: Bool { state.withLockedValue { $0.started } }
+  func start() { state.withLockedValue { $0.started = true } }
+  var timedOut: Bool { state.withLockedValue { $0.timedOut } }
+  func timeOut() { state.withLockedValue { $0.timedOut = true } }
+  var requestLineSeen: Bool { state.withLockedValue { $0.requestLine != nil } }
   /// Whether the request line is over 40 KB, or has not ended.
-  var requestLineTooLong: Bool { lock.withLock { requestLine.map { $0 > 40 << 10 } ?? true } }
-  func sawRequestLine(length: Int) { lock.withLock { requestLine = length } }
+  var requestLineTooLong: Bool { state.withLockedValue { $0.requestLine.map { $0 > 40 << 10 } ?? true } }
+  func sawRequestLine(length: Int) { state.withLockedValue { $0.requestLine = length } }
 }
 
 /// A server child channel with `HeaderReadDeadline` first in its pipeline, `RequestHeadHandler`

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 import VisageRequests
 import VisageService
@@ -197,22 +198,24 @@ struct Routes {
 private struct BodyOverLimit: Error {}
 
 /// A continuation resumed by whichever of two tasks finishes first (the body or its timer).
-private final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
-  private let lock = NSLock()
-  // Under `lock`: the continuation until it is resumed, the timer once set, and whether the
-  // continuation was resumed (a timer set after that is cancelled at once).
-  private var continuation: CheckedContinuation<Value, any Error>?
-  private var timer: Task<Void, any Error>?
-  private var resumed = false
+private final class FirstOutcome<Value: Sendable>: Sendable {
+  /// The continuation until it is resumed, the timer once set, and whether the continuation
+  /// was resumed (a timer set after that is cancelled at once).
+  private struct State {
+    var continuation: CheckedContinuation<Value, any Error>?
+    var timer: Task<Void, any Error>?
+    var resumed = false
+  }
+  private let state = NIOLockedValueBox(State())
 
   func start(_ continuation: CheckedContinuation<Value, any Error>) {
-    lock.withLock { self.continuation = continuation }
+    state.withLockedValue { $0.continuation = continuation }
   }
 
   func setTimer(_ timer: Task<Void, any Error>) {
-    let cancel = lock.withLock { () -> Bool in
-      self.timer = timer
-      return resumed
+    let cancel = state.withLockedValue {
+      $0.timer = timer
+      return $0.resumed
     }
     if cancel { timer.cancel() }
   }
@@ -220,12 +223,12 @@ private final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
   /// Resumes the continuation unless it was resumed already; says whether this call did.
   @discardableResult
   func resume(_ result: Result<Value, any Error>) -> Bool {
-    let (taken, timer) = lock.withLock { () -> (CheckedContinuation<Value, any Error>?, Task<Void, any Error>?) in
+    let (taken, timer) = state.withLockedValue { state in
       defer {
-        continuation = nil
-        resumed = true
+        state.continuation = nil
+        state.resumed = true
       }
-      return (continuation, self.timer)
+      return (state.continuation, state.timer)
     }
     guard let taken else { return false }
     timer?.cancel()

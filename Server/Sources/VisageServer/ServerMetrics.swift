@@ -4,7 +4,7 @@ import VisageRequests
 
 /// What `/metrics` shows, in Prometheus's text format: requests by route and status, their
 /// latency, requests in flight and queued, rejections, dropped live frames and model time.
-public final class ServerMetrics: @unchecked Sendable {
+public final class ServerMetrics: Sendable {
   let registry = PrometheusCollectorRegistry()
   private static let latencyBuckets: [Duration] = [
     .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
