@@ -43,22 +43,44 @@ public struct ImageBody: Equatable, Sendable {
   /// `{"image": {"content": "<base64>"}}`; `image.source` is refused, since the server
   /// fetches nothing.
   static func jsonImage(_ body: [UInt8]) throws(RequestError) -> [UInt8] {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else {
-      throw .badRequest("the body is not a JSON object: expected {\"image\": {\"content\": \"<base64>\"}}")
+    let request: JSONImageRequest
+    do { request = try JSONDecoder().decode(JSONImageRequest.self, from: Data(body)) } catch {
+      let expected = "expected {\"image\": {\"content\": \"<base64>\"}}"
+      switch error as? DecodingError {
+      case .keyNotFound(let key, let context) where context.codingPath.isEmpty && key.stringValue == "image":
+        throw .badRequest("the JSON body has no \"image\" object: \(expected)")
+      case .typeMismatch(_, let context) where context.codingPath.map(\.stringValue) == ["image"]:
+        throw .badRequest("the JSON body has no \"image\" object: \(expected)")
+      case .typeMismatch(_, let context) where context.codingPath.map(\.stringValue) == ["image", "content"]:
+        throw .badRequest("image.content must be a string: the image file's bytes in base64")
+      default: throw .badRequest("the body is not a JSON object: \(expected)")
+      }
     }
-    guard let image = object["image"] as? [String: Any] else {
-      throw .badRequest("the JSON body has no \"image\" object: expected {\"image\": {\"content\": \"<base64>\"}}")
-    }
-    if image["source"] != nil && image["content"] == nil {
-      throw .badRequest("image.source is not supported: the server fetches nothing; send image.content (base64)")
-    }
-    guard let content = image["content"] as? String else {
+    guard let content = request.image.content else {
+      if request.image.source != nil {
+        throw .badRequest("image.source is not supported: the server fetches nothing; send image.content (base64)")
+      }
       throw .badRequest("image.content must be a string: the image file's bytes in base64")
     }
     do { return try StrictBase64.decode(content, field: "image.content") } catch {
       throw .badRequest(error.description)
     }
   }
+}
+
+/// The JSON body form: `{"image": {"content": "<base64>"}}`, as Cloud Vision's `Image` writes
+/// it. `source` is read only to be refused by name.
+private struct JSONImageRequest: Decodable {
+  struct Image: Decodable {
+    let content: String?
+    let source: JSONValueIgnored?
+  }
+  let image: Image
+}
+
+/// Any JSON value, read and dropped: `image.source` is there or not, whatever it holds.
+private struct JSONValueIgnored: Decodable {
+  init(from decoder: any Decoder) throws {}
 }
 
 /// A Content-Type value: its essence (`type/subtype`, lowercased) and parameters.
