@@ -36,7 +36,9 @@ public struct BytePath: Hashable, Sendable, CustomStringConvertible {
   /// A piece of a path: UTF-8 text, or bytes that are not part of UTF-8 (one maximal invalid
   /// sequence, which decoding makes one U+FFFD).
   public enum Piece: Equatable, Sendable {
+    /// Bytes that are UTF-8, as text.
     case text(String)
+    /// One sequence of bytes that is not UTF-8.
     case notUTF8([UInt8])
   }
 
