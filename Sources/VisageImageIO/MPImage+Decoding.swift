@@ -1,4 +1,5 @@
 import Visage
+import VisageTFLite
 
 #if canImport(Glibc)
   import Glibc
@@ -55,14 +56,12 @@ public struct DecodedImage: Sendable {
   /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
   public var storedOrientation: MPImage.Orientation
 
-  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`. With
-  /// `pathBytes`, the file opened is the one those bytes name, which need not be UTF-8 (Linux
-  /// takes any bytes but NUL in a name), and `path` only names it in errors.
-  public init(
-    contentsOfFile path: String, pathBytes: [UInt8]? = nil, orientation: MPImage.Orientation? = nil,
-    limits: ImageLimits = .default
-  ) throws {
-    let bytes = try ImageFile.bytes(atPath: path, pathBytes: pathBytes)
+  /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`. `path` is
+  /// read as a `BytePath`, so its string form names a file whose name is not UTF-8.
+  public init(contentsOfFile path: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
+    throws
+  {
+    let bytes = try ImageFile.bytes(atPath: path)
     do {
       self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits)
     } catch let error as ImageIOError {
@@ -97,42 +96,29 @@ enum ImageFile {
 
   /// The bytes of the regular file, or the pipe (a FIFO, `<(cat a.png)`), at `path`. A pipe
   /// must start with a PNG or JPEG signature, checked before more of it is read.
-  /// With `pathBytes`, the file is the one they name and `path` names it in errors.
-  static func bytes(atPath path: String, pathBytes: [UInt8]? = nil) throws -> [UInt8] {
+  static func bytes(atPath path: String) throws -> [UInt8] {
     func failure(_ code: Int32) -> ImageIOError {
       .unreadableFile(path: path, reason: String(cString: strerror(code)))
     }
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, possibly
     // forever. The type is checked before any read, and regular files ignore the flag.
-    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
-    let descriptor = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    let descriptor = BytePath(path).open(O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     guard descriptor >= 0 else { throw failure(errno) }
     defer { close(descriptor) }
     var status = stat()
     guard fstat(descriptor, &status) == 0 else { throw failure(errno) }
-    let size: Int
     switch status.st_mode & S_IFMT {
-    case S_IFREG: size = Int(status.st_size)
-    case S_IFDIR: throw failure(EISDIR)
+    case S_IFREG, S_IFDIR:
+      do { return try BytePath.contents(of: descriptor) } catch {
+        guard case .unreadable(let reason) = error else { throw failure(EFBIG) }
+        throw ImageIOError.unreadableFile(path: path, reason: reason)
+      }
     case S_IFIFO:
       // A pipe with a writer is waited for; one without reads as empty at once.
       _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
       return try piped(name: path) { read(descriptor, $0, $1) }
     default: throw ImageIOError.unreadableFile(path: path, reason: "not a regular file or a pipe (a socket or device)")
     }
-    var bytes = [UInt8](repeating: 0, count: size)
-    var done = 0
-    while done < size {
-      let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + done, size - done) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw failure(errno)
-      }
-      if count == 0 { break }  // the file shrank while we read it
-      done += count
-    }
-    bytes.removeLast(size - done)
-    return bytes
   }
 
   /// A pipe's bytes, which must start with a PNG or JPEG signature (checked on the first eight

@@ -1,4 +1,5 @@
 import Visage
+import VisageTFLite
 
 #if canImport(Glibc)
   import Glibc
@@ -63,13 +64,10 @@ public final class Y4MReader {
   /// The largest accepted side, the same bound images have.
   public static var maximumDimension: Int { MPImage.maximumDimension }
   /// Opens a `.y4m` file and reads its header. Frames may have at most
-  /// `limits.maximumPixels` pixels, checked before the frame buffer is allocated. With
-  /// `pathBytes`, the file is the one those bytes name, as for `DecodedImage`.
-  public convenience init(contentsOfFile path: String, pathBytes: [UInt8]? = nil, limits: ImageLimits = .default)
-    throws
-  {
-    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
-    guard let file = fopen(name, "rb") else {
+  /// `limits.maximumPixels` pixels, checked before the frame buffer is allocated. `path` is
+  /// read as a `BytePath`, as for `DecodedImage`.
+  public convenience init(contentsOfFile path: String, limits: ImageLimits = .default) throws {
+    guard let file = fopen(BytePath(path).cString, "rb") else {
       throw Y4MError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
     }
     do { try self.init(file: file, ownsFile: true, source: "'\(path)'", limits: limits) } catch {

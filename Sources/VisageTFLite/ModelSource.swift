@@ -9,17 +9,15 @@ public enum ModelSource {
   /// in memory twice over.
   public static let maximumFileBytes = 1 << 30
 
-  /// The bytes of a whole regular file of at most `limit` bytes.
+  /// The bytes of a whole regular file of at most `limit` bytes, `path` read as a `BytePath`.
   ///
   /// - Throws: `TFLiteError.fileTooLarge` for a larger file, from its size before reading it;
   ///   `.unreadableFile` if it cannot be read or is not a regular file (a FIFO, say).
   public static func bytes(ofFile path: String, limit: Int = maximumFileBytes) throws(TFLiteError) -> [UInt8] {
-    // stat follows symbolic links, as reading does.
-    var status = stat()
-    guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { throw .unreadableFile(path: path) }
-    guard status.st_size <= limit else { throw .fileTooLarge(path: path, bytes: Int(status.st_size), limit: limit) }
-    guard let data = FileManager.default.contents(atPath: path) else { throw .unreadableFile(path: path) }
-    return [UInt8](data)
+    do { return try BytePath(path).contents(limit: limit) } catch {
+      guard case .tooLarge(let bytes) = error else { throw .unreadableFile(path: path) }
+      throw .fileTooLarge(path: path, bytes: bytes, limit: limit)
+    }
   }
 
   /// Loads the model that `reference` names: `model.tflite`, or `bundle.task:entry.tflite`.

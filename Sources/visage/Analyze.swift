@@ -81,7 +81,7 @@ struct Analyze: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode == .video)
-    let bundle = try model.map { try RawPaths.modelReference($0, at: .option("model")) } ?? BundledWeights.taskBundle()
+    let bundle = try model ?? BundledWeights.taskBundle()
     let fullRangePath =
       model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.
@@ -110,7 +110,7 @@ struct Analyze: ParsableCommand {
       var canvas = Canvas(image)
       canvas.draw(faces)
       reporter.besideResult {
-        try writeAnnotation(canvas, to: frames.annotationPath(annotate, option: "annotate", for: frame))
+        try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
       }
     }
     reporter.emit(

@@ -1,6 +1,7 @@
 import Foundation
 import Visage
 import VisageImageIO
+import VisageTFLite
 
 /// Writes an annotated copy of an input as PNG, making its folder if need be.
 ///
@@ -17,16 +18,14 @@ func writeAnnotation(_ canvas: Canvas, to path: String) throws {
 /// Writes an image as PNG at `path` as `writeAnnotation` does (a face crop, say).
 func writePNG(_ image: MPImage, to path: String) throws {
   let png = try PNG.encode(image)
-  let url = URL(fileURLWithPath: path)
-  try? FileManager.default.createDirectory(
-    atPath: url.deletingLastPathComponent().path, withIntermediateDirectories: true)
-  // The file as its folder, opened, and its own name's bytes, which need not be UTF-8 for a
-  // new file `RawPaths` stands in for; every step below is taken relative to that folder.
-  let raw = RawPaths.newFileName(path)
-  let folder = raw?.folder ?? open(url.deletingLastPathComponent().path, RawPaths.folderFlags)
+  // The file as its folder, opened, and its own name's bytes (`BytePath`): every step below
+  // is taken relative to that folder. (What fails to be made is found when it is opened.)
+  let (folderPath, ownName) = BytePath(path).folderAndName
+  _ = folderPath.makeFolders()
+  let folder = folderPath.open(folderFlags)
   guard folder >= 0 else { throw annotationError(path, errno) }
-  defer { if raw == nil { close(folder) } }
-  let name = (raw?.name ?? Array(url.lastPathComponent.utf8)).map { CChar(bitPattern: $0) }
+  defer { close(folder) }
+  let name = ownName.map { CChar(bitPattern: $0) }
   let temporary = name + Array(".\(getpid())-\(UInt32.random(in: 0...UInt32.max)).partial".utf8CString)
   try refuseAnythingButAFile(in: folder, named: name + [0], path: path)
   let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
@@ -60,6 +59,14 @@ func writePNG(_ image: MPImage, to path: String) throws {
     throw annotationError(path, code)
   }
 }
+
+/// `open` flags for a folder opened only to name things in it: Linux's `O_PATH` (which Glibc's
+/// Swift module leaves out), which needs no permission to list the folder; elsewhere reading.
+#if os(Linux)
+  private let folderFlags = Int32(0o10000000) | O_DIRECTORY | O_CLOEXEC
+#else
+  private let folderFlags = O_RDONLY | O_DIRECTORY | O_CLOEXEC
+#endif
 
 /// Throws unless `name` in `folder` is absent or a regular file, looking at the name itself,
 /// not at what a link there points to.

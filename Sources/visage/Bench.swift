@@ -75,7 +75,7 @@ struct Bench: ParsableCommand {
     let picture =
       names.contains(where: Bench.pipelineNames.contains)
       ? try MPImage(
-        contentsOfFile: image.map { try RawPaths.path($0, at: .option("image")) } ?? BundledWeights.sampleImage()) : nil
+        contentsOfFile: image ?? BundledWeights.sampleImage()) : nil
     if format == .text {
       print(
         "kernels \(kernels.rawValue), instruction set \(InstructionSet.active) (CPU and build: "

@@ -32,7 +32,7 @@ struct Compare: ParsableCommand {
 
   func run() throws {
     let comparison = try DumpComparison(
-      RawPaths.path(dumpA, at: .positional(0)), RawPaths.path(dumpB, at: .positional(1)), tolerance: tolerance.bound)
+      dumpA, dumpB, tolerance: tolerance.bound)
     print(output ?? .automatic == .json ? comparison.json.description : comparison.text)
     // A dump that stopped early, or none in common, cannot pass for a whole model.
     if comparison.fails { throw ExitCode(1) }

@@ -91,7 +91,7 @@ struct Detect: ParsableCommand {
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
     let (modelPath, fullRangePath) = (
-      try model.map { try RawPaths.modelReference($0, at: .option("model")) } ?? range.bundledPath(),
+      try model ?? range.bundledPath(),
       try range.allScalesFullRangePath()
     )
     // The check reads the landmark model from the bundled .task unless --model names a bundle
@@ -139,7 +139,7 @@ struct Detect: ParsableCommand {
       var canvas = Canvas(image)
       canvas.draw(result)
       reporter.besideResult {
-        try writeAnnotation(canvas, to: frames.annotationPath(annotate, option: "annotate", for: frame))
+        try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
       }
     }
     reporter.emit(

@@ -1,4 +1,5 @@
 import Foundation
+import VisageTFLite
 
 /// The comparison as `visage compare` prints it: one JSON object, or a table for people.
 /// docs/validation.md shows both.
@@ -48,13 +49,13 @@ extension DumpComparison {
         (
           "a",
           .object([
-            ("directory", RawPaths.json(directories.a)), ("engine", .string(a.engine)), ("stopped", a.stoppedJSON),
+            ("directory", BytePath(directories.a).json), ("engine", .string(a.engine)), ("stopped", a.stoppedJSON),
           ])
         ),
         (
           "b",
           .object([
-            ("directory", RawPaths.json(directories.b)), ("engine", .string(b.engine)), ("stopped", b.stoppedJSON),
+            ("directory", BytePath(directories.b).json), ("engine", .string(b.engine)), ("stopped", b.stoppedJSON),
           ])
         ),
         ("atol", .double(tolerance.atol)), ("rtol", .double(tolerance.rtol)),
@@ -87,8 +88,8 @@ extension DumpComparison {
       s.count >= width ? s : s + String(repeating: " ", count: width - s.count)
     }
     var lines = [
-      "A: \(RawPaths.shown(directories.a)) (\(a.engine.isEmpty ? "?" : a.engine))",
-      "B: \(RawPaths.shown(directories.b)) (\(b.engine.isEmpty ? "?" : b.engine)), the reference",
+      "A: \(BytePath(directories.a).description) (\(a.engine.isEmpty ? "?" : a.engine))",
+      "B: \(BytePath(directories.b).description) (\(b.engine.isEmpty ? "?" : b.engine)), the reference",
       "tolerance: |a - b| <= \(tolerance.atol) + \(tolerance.rtol)·|b|",
     ]
     for (side, manifest) in [("A", a), ("B", b)] {

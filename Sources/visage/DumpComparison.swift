@@ -143,16 +143,18 @@ struct DumpComparison {
   ) -> [Double]? {
     let path = directory + "/" + tensor.file
     do {
-      let array = try NPYArray(npy: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+      let array = try NPYArray(npy: BytePath(path).contents())
       guard array.shape == tensor.shape else {
         result.status = .unreadable
-        result.problem = "\(side): \(RawPaths.shown(path)) has shape \(array.shape), its manifest says \(tensor.shape)"
+        result.problem =
+          "\(side): \(BytePath(path).description) has shape \(array.shape), its manifest says \(tensor.shape)"
         return nil
       }
       return array.values
     } catch {
       result.status = .unreadable
-      result.problem = "\(side): \(RawPaths.shown(path)): \(error is RuntimeError ? "\(error)" : "cannot be read")"
+      result.problem =
+        "\(side): \(BytePath(path).description): \(error is RuntimeError ? "\(error)" : "cannot be read")"
       return nil
     }
   }

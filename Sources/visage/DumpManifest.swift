@@ -84,7 +84,7 @@ struct DumpManifest {
   ///   of this layout, naming the field at fault.
   init(directory: String) throws {
     let path = directory + "/manifest.json"
-    guard let data = FileManager.default.contents(atPath: path) else {
+    guard let data = try? Data(BytePath(path).contents()) else {
       throw ValidationError("\(path) cannot be read; is \(directory) a tensor dump (visage run --dump-tensors)?")
     }
     func fail(_ what: String) -> ValidationError { ValidationError("\(path): \(what)") }

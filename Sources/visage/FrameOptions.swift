@@ -76,7 +76,7 @@ struct FrameOptions: ParsableArguments {
   /// the frames get timestamps (video and live-stream mode), and so need a usable rate.
   func open(timestamped: Bool) throws -> (InputFrames, Reporter) {
     // `--annotate x.png` with a list or record file: one input writes x.png, more a folder.
-    let annotatesFile = annotate.map { !InputFrames.namesFolder($0, at: .option("annotate")) } ?? false
+    let annotatesFile = annotate.map { !InputFrames.namesFolder($0) } ?? false
     let frames = try InputFrames(
       arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped, format: inputFormat,
       honorsExif: !ignoreExif, countsToTwo: annotatesFile)

@@ -3,6 +3,7 @@ import Foundation
 import Visage
 import VisageImageIO
 import VisageService
+import VisageTFLite
 
 /// One input of a batch or one frame of a stream: its position, the name it is reported
 /// under, and the decoded image or the reason there is none.
@@ -20,8 +21,8 @@ struct Frame {
   var exifOrientation: MPImage.Orientation? = nil
   /// The bytes of a file name that is not UTF-8, which `source` shows with U+FFFD.
   var rawSource: [UInt8]? = nil
-  /// `source` as JSON, losslessly (`RawFileNames.json`).
-  var sourceJSON: JSON { rawSource.map(RawFileNames.json) ?? .string(source) }
+  /// `source` as JSON, losslessly (`BytePath.json`).
+  var sourceJSON: JSON { rawSource.map { BytePath(bytes: $0).json } ?? .string(source) }
 
   init(index: Int, source: String, image: Result<MPImage, any Error>) {
     (self.index, self.source, self.image) = (index, source, image)
@@ -55,8 +56,8 @@ struct Frame {
 /// long stream or path list never sits in memory.
 final class InputFrames {
   private enum Source {
-    /// Paths, each with its bytes when they are not UTF-8.
-    case paths([String], raw: [[UInt8]?])
+    /// Paths, in `BytePath` string form.
+    case paths([String])
     /// The next path of a list, trimmed, blank lines skipped.
     case lines(() -> ListedPath?)
     /// A stream, named by the path given (with its bytes when they are not UTF-8).
@@ -93,9 +94,8 @@ final class InputFrames {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
       }
-      let rawName = RawFileNames.bytes(at: .positional(0), value: arguments[0])
-      let name = arguments[0] == "-" ? "stdin" : arguments[0]
-      let reader = try LineReader(path: arguments[0], pathBytes: rawName, maximumLength: Self.maximumRecordLength)
+      let (name, rawName) = Self.names(arguments[0])
+      let reader = try LineReader(path: arguments[0], maximumLength: Self.maximumRecordLength)
       // Read ahead: an image or a stream given as records would be thousands of bad lines;
       // and, when asked, up to the second record.
       var ahead: [LineReader.Line] = []
@@ -126,15 +126,14 @@ final class InputFrames {
       // A stream that cannot be opened, or whose own frame rate cannot time it, is a failed
       // input (reported, exit status 1), not a usage error.
       // Standard input holds one PNG or JPEG image or a stream, told by its first byte.
-      let rawName = RawFileNames.bytes(at: .positional(0), value: arguments[0])
       let contents = Result {
         // A folder opens and reads as empty, which the reader would call a corrupt stream.
-        if arguments[0] != "-" && Self.namesFolder(arguments[0], at: .positional(0)) {
+        if arguments[0] != "-" && Self.namesFolder(arguments[0]) {
           throw CLIError("'\(arguments[0])' is a folder, not a YUV4MPEG2 stream")
         }
         return try arguments[0] == "-"
           ? Y4MReader.standardInputContents()
-          : .frames(Y4MReader(contentsOfFile: arguments[0], pathBytes: rawName))
+          : .frames(Y4MReader(contentsOfFile: arguments[0]))
       }
       var reader: Result<Y4MReader, any Error>
       switch contents {
@@ -152,7 +151,8 @@ final class InputFrames {
         if timestamped { reader = .failure(CLIError("the stream's frame rate: \(problem); give --fps to override it")) }
         streamRate = nil
       }
-      source = .stream(reader, name: arguments[0] == "-" ? "stdin" : arguments[0], raw: rawName)
+      let (name, rawName) = Self.names(arguments[0])
+      source = .stream(reader, name: name, raw: rawName)
       count = nil
       self.fps = fps ?? streamRate ?? 30
       return
@@ -167,7 +167,7 @@ final class InputFrames {
       if let fps, let problem = FrameRate.problem(fps, frames: arguments.count) {
         throw ValidationError("--fps: \(problem)")
       }
-      source = .paths(arguments, raw: RawFileNames.bytes(ofPositionals: arguments))
+      source = .paths(arguments)
       count = arguments.count
     }
     self.fps = fps ?? 30
@@ -193,11 +193,11 @@ final class InputFrames {
     let index = nextIndex
     let orientation = imposedOrientation
     switch source {
-    case .paths(let paths, let raw):
+    case .paths(let paths):
       guard index < paths.count else { return nil }
       nextIndex += 1
-      let (path, bytes) = (paths[index], raw[index])
-      return { Self.fileFrame(index, path: path, bytes: bytes, orientation: orientation) }
+      let path = paths[index]
+      return { Self.fileFrame(index, path: path, orientation: orientation) }
     case .lines(let nextPath):
       guard let listed = nextPath() else { return nil }
       nextIndex += 1
@@ -205,7 +205,7 @@ final class InputFrames {
         let problem = CLIError("a line of \(length) bytes; a path has at most \(Self.maximumPathLength) (PATH_MAX)")
         return { Frame(index: index, source: listed.path + "…", image: .failure(problem)) }
       }
-      return { Self.fileFrame(index, path: listed.path, bytes: listed.bytes, orientation: orientation) }
+      return { Self.fileFrame(index, path: listed.path, orientation: orientation) }
     case .standardInputImage(let bytes):
       guard index == 0 else { return nil }
       nextIndex += 1
@@ -260,28 +260,28 @@ final class InputFrames {
     }
   }
 
-  /// The frame of the image file at `path`, or named by `bytes` when they are not UTF-8.
-  private static func fileFrame(_ index: Int, path: String, bytes: [UInt8]? = nil, orientation: MPImage.Orientation?)
-    -> Frame
-  {
+  /// The frame of the image file at `path`, a `BytePath` string form.
+  private static func fileFrame(_ index: Int, path: String, orientation: MPImage.Orientation?) -> Frame {
+    let (source, raw) = names(path)
     var frame = Frame(
-      index: index, source: path,
-      decoded: Result { try DecodedImage(contentsOfFile: path, pathBytes: bytes, orientation: orientation) })
-    frame.rawSource = bytes
+      index: index, source: source, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: orientation) }
+    )
+    frame.rawSource = raw
     return frame
+  }
+
+  /// How an input given as `argument` (a `BytePath` string form) is named: as text (`stdin`
+  /// for `-`), and by its bytes when they are not UTF-8.
+  private static func names(_ argument: String) -> (text: String, raw: [UInt8]?) {
+    let path = BytePath(argument)
+    return (argument == "-" ? "stdin" : path.description, path.string == path.description ? nil : path.bytes)
   }
 
   /// Where the annotated copy of input `frame` goes: `path` itself when there is exactly one
   /// input and `path` is not a folder (an existing one, or one written with a trailing `/`),
   /// else a PNG named after the input inside the folder `path`.
-  func annotationPath(_ argument: String, option: String, for frame: Frame, alwaysInFolder: Bool = false) throws
-    -> String
-  {
-    let place = RawFileNames.Place.option(option)
-    if count == 1 && !alwaysInFolder && !Self.namesFolder(argument, at: place) {
-      return try RawPaths.path(argument, at: place, for: .newFile)
-    }
-    let path = try RawPaths.path(argument, at: place, for: .folder)
+  func annotationPath(_ path: String, for frame: Frame, alwaysInFolder: Bool = false) -> String {
+    if count == 1 && !alwaysInFolder && !Self.namesFolder(path) { return path }
     // A stream's frames are named after the stream (`0012-clip.png`), an image after its file.
     let named: String = if case .stream(_, let name, _) = source { name } else { frame.source }
     var base = URL(fileURLWithPath: named).deletingPathExtension().lastPathComponent
@@ -302,12 +302,7 @@ final class InputFrames {
   }
 
   /// Whether `path` is meant as a folder: it ends with `/`, or a folder is there.
-  static func namesFolder(_ argument: String, at place: RawFileNames.Place? = nil) -> Bool {
-    var isFolder: ObjCBool = false
-    let path = place.flatMap { try? RawPaths.path(argument, at: $0) } ?? argument
-    return argument.hasSuffix("/")
-      || (FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue)
-  }
+  static func namesFolder(_ argument: String) -> Bool { argument.hasSuffix("/") || BytePath(argument).isFolder }
 
   /// The longest line of a path list, in bytes: Linux's PATH_MAX.
   static let maximumPathLength = 4096
@@ -315,26 +310,25 @@ final class InputFrames {
   /// file in base64, which the record's parsing holds about four times over.
   static let maximumRecordLength = 64 << 20
 
-  /// A path of a list: as text, its bytes when they are not UTF-8 (`RawFileNames`), or the
-  /// start of a line too long to be a path, and the line's length.
-  typealias ListedPath = (path: String, bytes: [UInt8]?, tooLong: Int?)
+  /// A path of a list in `BytePath` string form, or the start of a line too long to be a
+  /// path, as text, and the line's length.
+  typealias ListedPath = (path: String, tooLong: Int?)
 
   /// Reads paths one per line from standard input (`-`) or from a file, trimmed, skipping
   /// blank lines.
   private static func pathReader(_ path: String) throws -> () -> ListedPath? {
-    let lines = try LineReader(
-      path: path, pathBytes: RawFileNames.bytes(at: .option("paths-from"), value: path),
-      maximumLength: maximumPathLength)
+    let lines = try LineReader(path: path, maximumLength: maximumPathLength)
     return {
       while let line = lines.next() {
-        guard line.tooLong == nil else { return (String(decoding: line.bytes, as: UTF8.self), nil, line.tooLong) }
+        guard line.tooLong == nil else { return (String(decoding: line.bytes, as: UTF8.self), line.tooLong) }
         if let text = String(bytes: line.bytes, encoding: .utf8) {
           let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
-          if !path.isEmpty { return (path, nil, nil) }
+          if !path.isEmpty { return (path, nil) }
         } else {
           let isSpace = { (byte: UInt8) in byte == 0x20 || (0x09...0x0D).contains(byte) }
-          let bytes = Array(line.bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
-          return (String(decoding: bytes, as: UTF8.self), bytes, nil)
+          return (
+            BytePath(bytes: line.bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()).string, nil
+          )
         }
       }
       return nil
@@ -377,7 +371,7 @@ final class Reporter {
     StandardOutput.flush()
     for failure in sideFailures {
       failures += 1
-      FileHandle.standardError.write(Data("visage: \(RawPaths.shown("\(failure)"))\n".utf8))
+      FileHandle.standardError.write(Data("visage: \(BytePath("\(failure)").description)\n".utf8))
     }
     sideFailures = []
     step()
@@ -387,7 +381,7 @@ final class Reporter {
   func fail(_ frame: Frame, error: any Error) {
     failures += 1
     clearProgress()
-    let message = RawPaths.shown("\(error)")
+    let message = BytePath("\(error)").description
     FileHandle.standardError.write(Data("visage: \(frame.source): \(message)\n".utf8))
     print(
       format == .json

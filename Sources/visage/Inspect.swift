@@ -21,13 +21,12 @@ struct Inspect: ParsableCommand {
 
   func run() throws {
     let format = output ?? .automatic
-    let model = try RawPaths.modelReference(self.model, at: .positional(0))
-    let shown = RawPaths.shown(model)
+    let shown = BytePath(model).description
     if model.hasSuffix(".task") {
       let bundle = try TaskBundle(bytes: ModelSource.bytes(ofFile: model))
       let entries = bundle.entries.map { JSON.object([("name", .string($0.name)), ("bytes", .int($0.size))]) }
       if format == .json {
-        print(JSON.object([("bundle", RawPaths.json(model)), ("entries", .array(entries))]))
+        print(JSON.object([("bundle", BytePath(model).json), ("entries", .array(entries))]))
       } else {
         print("bundle: \(shown)")
         for entry in bundle.entries { print("  \(entry.name)  \(entry.size) bytes") }
@@ -55,7 +54,7 @@ struct Inspect: ParsableCommand {
     if format == .json {
       print(
         JSON.object([
-          ("model", RawPaths.json(model)), ("description", .string(loaded.modelDescription)),
+          ("model", BytePath(model).json), ("description", .string(loaded.modelDescription)),
           ("inputs", .array(tensors(graph.inputs))), ("outputs", .array(tensors(graph.outputs))),
           ("operators", .object(ops.map { ($0.key, .int($0.value)) })),
           ("tensors", .object(types.map { ($0.key, .int($0.value)) })),

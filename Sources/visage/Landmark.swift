@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Visage
 import VisageService
+import VisageTFLite
 
 struct Landmark: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -184,7 +185,7 @@ struct Landmark: ParsableCommand {
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    let bundle = try model.map { try RawPaths.modelReference($0, at: .option("model")) } ?? BundledWeights.taskBundle()
+    let bundle = try model ?? BundledWeights.taskBundle()
     let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
     let fullRangePath = try detectorRange.allScalesFullRangePath()
     // With --region, each image's faces are read in the given regions.
@@ -227,13 +228,13 @@ struct Landmark: ParsableCommand {
       var canvas = Canvas(image)
       canvas.draw(result)
       reporter.besideResult {
-        try writeAnnotation(canvas, to: frames.annotationPath(annotate, option: "annotate", for: frame))
+        try writeAnnotation(canvas, to: frames.annotationPath(annotate, for: frame))
       }
     }
     var cropFiles: [String] = []
     if let crops {
       // Named as --annotate names a batch's pictures, with the face's number.
-      let base = try frames.annotationPath(crops, option: "crops", for: frame, alwaysInFolder: true).dropLast(4)
+      let base = frames.annotationPath(crops, for: frame, alwaysInFolder: true).dropLast(4)
       for (i, face) in result.faceLandmarks.enumerated() {
         let crop = try image.alignedFaceCrop(
           landmarks: face, options: FaceCropOptions(size: cropSize, margin: cropMargin))
@@ -246,7 +247,7 @@ struct Landmark: ParsableCommand {
       outputs: outputs)
     // Each face's crop file, after the result's own keys, in the faces' order.
     if crops != nil, case .object(var fields) = line {
-      fields.append(("faceCrops", .array(cropFiles.map(RawPaths.json))))
+      fields.append(("faceCrops", .array(cropFiles.map { BytePath($0).json })))
       line = .object(fields)
     }
     reporter.emit(line, text: "\(frame.label): " + summary(result, crops: cropFiles))
@@ -279,7 +280,7 @@ struct Landmark: ParsableCommand {
         text +=
           ", " + top.map { "\($0.categoryName ?? "?") " + String(format: "%.2f", $0.score) }.joined(separator: ", ")
       }
-      if i < crops.count { text += ", crop " + Reporter.visible(RawPaths.shown(crops[i])) }
+      if i < crops.count { text += ", crop " + Reporter.visible(BytePath(crops[i]).description) }
     }
     return text
   }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VisageTFLite
 
 /// Reads lines one at a time from a file or standard input, without reading the file whole,
 /// keeping at most `maximumLength` bytes of a line: a longer one is skipped to its end (its
@@ -22,12 +23,11 @@ final class LineReader {
   /// Lines read ahead and given back (`unread`), returned before any more are read.
   private var pending: [Line] = []
 
-  /// Standard input for `-`, else the file at `path` (named by `pathBytes` when they are not
-  /// UTF-8, `RawFileNames`); lines of at most `maximumLength` bytes.
-  init(path: String, pathBytes: [UInt8]? = nil, maximumLength: Int) throws {
+  /// Standard input for `-`, else the file at `path` (a `BytePath` string form); lines of at
+  /// most `maximumLength` bytes.
+  init(path: String, maximumLength: Int) throws {
     self.maximumLength = maximumLength
-    let name = pathBytes.map { $0.map { CChar(bitPattern: $0) } + [0] } ?? path.utf8CString.map { $0 }
-    descriptor = path == "-" ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC)
+    descriptor = path == "-" ? STDIN_FILENO : BytePath(path).open(O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw SetupError("cannot read '\(path)': \(String(cString: strerror(errno)))") }
     // A folder opens, and then reads as empty (read fails with EISDIR): say so instead.
     // (The descriptor is closed by deinit, which runs for a class whose init throws once every

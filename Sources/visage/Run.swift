@@ -54,42 +54,33 @@ struct Run: ParsableCommand {
     if output != nil, against == nil { throw ValidationError("--output applies to the --against report only") }
   }
 
-  /// The model, the output folder and the dump folder as they are opened (`RawPaths`).
-  private var modelPath: String { get throws { try RawPaths.modelReference(model, at: .positional(0)) } }
-  private var outputFolder: String {
-    get throws { try RawPaths.path(outputDir, at: .option("output-dir"), for: .folder) }
-  }
-  private var dumpFolder: String? {
-    get throws { try dumpTensors.map { try RawPaths.path($0, at: .option("dump-tensors"), for: .folder) } }
-  }
-
   func run() throws {
-    let bytes = try ModelSource.modelBytes(at: try modelPath)
+    let bytes = try ModelSource.modelBytes(at: model)
     if let against {
       try compare(bytes, against: against)
       return
     }
-    guard let dumpTensors = try dumpFolder else {
+    guard let dumpTensors else {
       let loaded = try TFLiteModel(bytes: bytes)
       let outputs = try Interpreter(model: loaded, implementation: kernels).run(readInputs(loaded))
-      print(JSON.object([("model", RawPaths.json(try modelPath)), ("outputs", try write(outputs, of: loaded))]))
+      print(JSON.object([("model", BytePath(model).json), ("outputs", try write(outputs, of: loaded))]))
       return
     }
     let dump = try TensorDump(modelBytes: bytes)
     let outputs = try self.dump(dump, kernels, inputs: readInputs(dump.model), to: dumpTensors)
-    var fields: [(String, JSON)] = [("model", RawPaths.json(try modelPath))]
+    var fields: [(String, JSON)] = [("model", BytePath(model).json)]
     if dump.stop == nil {
       fields.append(("outputs", try write(outputs, of: dump.model)))
     }
     fields.append(
-      ("dump", .object([("directory", RawPaths.json(dumpTensors)), ("tensors", .int(dump.entries.count))])))
+      ("dump", .object([("directory", BytePath(dumpTensors).json), ("tensors", .int(dump.entries.count))])))
     print(JSON.object(fields))
     if let stop = dump.stop {
       StandardOutput.flush()
       FileHandle.standardError.write(
         Data(
           ("Error: the model stops at operator \(stop.index) (\(stop.type)): \(stop.reason); the \(dump.entries.count) "
-            + "tensors before it are in \(RawPaths.shown(dumpTensors))\n").utf8))
+            + "tensors before it are in \(BytePath(dumpTensors).description)\n").utf8))
       throw ExitCode(1)
     }
   }
@@ -101,22 +92,18 @@ struct Run: ParsableCommand {
     let shapes = loaded.graph.inputs.map { loaded.graph.tensors[$0].shape }
     var tensors = [Tensor?](repeating: nil, count: names.count)
     for (position, spec) in inputs.enumerated() {
-      let place = RawFileNames.Place.option("input", occurrence: position)
       var index = position
       let path: String
       if let eq = spec.lastIndex(of: "="), let input = names.firstIndex(of: String(spec[..<eq])) {
         index = input
-        let bytes = RawPaths.split(RawFileNames.bytes(at: place, value: spec), of: spec, at: eq)?.after
-        path = try RawPaths.path(String(spec[spec.index(after: eq)...]), bytes: bytes, for: .existing)
-      } else if let eq = spec.firstIndex(of: "="),
-        !FileManager.default.fileExists(atPath: (try? RawPaths.path(spec, at: place)) ?? spec)
-      {
+        path = String(spec[spec.index(after: eq)...])
+      } else if let eq = spec.firstIndex(of: "="), !BytePath(spec).exists {
         // NAME=FILE with a NAME the model lacks, and no file by the whole name.
         throw ValidationError(
           "the model has no input named '\(spec[..<eq])'; its inputs are \(names.map { "'\($0)'" }.joined(separator: ", "))"
         )
       } else {
-        path = try RawPaths.path(spec, at: place)
+        path = spec
       }
       guard index < names.count else {
         throw ValidationError(
@@ -125,11 +112,11 @@ struct Run: ParsableCommand {
       }
       let file = try ModelSource.bytes(ofFile: path)
       let tensor: Tensor
-      do { tensor = try Tensor(npy: file) } catch { throw SetupError("\(RawPaths.shown(path)): \(error)") }
+      do { tensor = try Tensor(npy: file) } catch { throw SetupError("\(BytePath(path).description): \(error)") }
       // The shape itself, not only its size: (3, 128, 128, 1) is not [1, 128, 128, 3].
       guard tensor.shape == shapes[index] else {
         throw ValidationError(
-          "input '\(names[index])' needs shape \(shapes[index]); \(RawPaths.shown(path)) has \(tensor.shape)")
+          "input '\(names[index])' needs shape \(shapes[index]); \(BytePath(path)) has \(tensor.shape)")
       }
       tensors[index] = tensor
     }
@@ -140,20 +127,17 @@ struct Run: ParsableCommand {
 
   /// Writes `outputs` to the output folder; their description for the JSON line.
   private func write(_ outputs: [Tensor], of loaded: TFLiteModel) throws -> JSON {
-    let outputDir = try outputFolder
-    if let problem = makeFolders(Array(outputDir.utf8)) {
+    if let problem = BytePath(outputDir).makeFolders() {
       throw SetupError("cannot make the output folder '\(self.outputDir)' (--output-dir): \(problem)")
     }
     var described: [JSON] = []
     for (k, output) in outputs.enumerated() {
       let file = "\(outputDir)/out\(k).npy"
-      guard FileManager.default.createFile(atPath: file, contents: Data(output.npy)) else {
-        throw SetupError("cannot write \(file)")
-      }
+      if let problem = BytePath(file).write(output.npy) { throw SetupError("cannot write \(file): \(problem)") }
       described.append(
         .object([
           ("name", .string(loaded.outputNames[k])), ("shape", .array(output.shape.dimensions.map(JSON.int))),
-          ("file", RawPaths.json(file)),
+          ("file", BytePath(file).json),
         ]))
     }
     return .array(described)
@@ -166,24 +150,25 @@ struct Run: ParsableCommand {
   ) throws -> [Tensor] {
     let interpreter = try Interpreter(model: dump.model, implementation: implementation, preservingAllTensors: true)
     let outputs = try interpreter.run(inputs)
-    if let problem = makeFolders(Array(directory.utf8)) {
-      throw SetupError("cannot make the dump folder '\(RawPaths.shown(directory))': \(problem)")
+    if let problem = BytePath(directory).makeFolders() {
+      throw SetupError("cannot make the dump folder '\(BytePath(directory).description)': \(problem)")
     }
     // An earlier dump's manifest must not stand over this dump's files if it stops halfway.
-    guard unlink(directory + "/manifest.json") == 0 || errno == ENOENT else {
+    guard unlink(BytePath(directory + "/manifest.json").cString) == 0 || errno == ENOENT else {
       throw SetupError(
-        "cannot replace '\(RawPaths.shown(directory))/manifest.json': \(String(cString: strerror(errno)))")
+        "cannot replace '\(BytePath(directory))/manifest.json': \(String(cString: strerror(errno)))")
     }
     for entry in dump.entries {
       let path = directory + "/" + entry.file
-      guard let bytes = dump.npy(of: entry, from: interpreter),
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
-      else { throw SetupError("cannot write \(path)") }
+      guard let bytes = dump.npy(of: entry, from: interpreter), BytePath(path).write(bytes) == nil else {
+        throw SetupError("cannot write \(path)")
+      }
     }
-    let manifest = DumpManifest(model: model, engine: "visage \(implementation.rawValue)", dump: dump)
+    let manifest = DumpManifest(
+      model: BytePath(model).description, engine: "visage \(implementation.rawValue)", dump: dump)
     let path = directory + "/manifest.json"
-    guard FileManager.default.createFile(atPath: path, contents: Data((manifest.json.description + "\n").utf8)) else {
-      throw SetupError("cannot write \(path)")
+    if let problem = BytePath(path).write(Array((manifest.json.description + "\n").utf8)) {
+      throw SetupError("cannot write \(path): \(problem)")
     }
     return outputs
   }
@@ -193,7 +178,7 @@ struct Run: ParsableCommand {
     let dump = try TensorDump(modelBytes: bytes)
     let temporary = dumpTensors == nil
     let root =
-      try dumpFolder
+      dumpTensors
       ?? FileManager.default.temporaryDirectory.appendingPathComponent("visage-run-\(UUID().uuidString)").path
     defer { if temporary { try? FileManager.default.removeItem(atPath: root) } }
     let (a, b) = (root + "/" + kernels.rawValue, root + "/" + reference.rawValue)

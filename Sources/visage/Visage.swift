@@ -3,6 +3,7 @@ import CAllocator
 import Foundation
 import VisageKernels
 import VisageService
+import VisageTFLite
 
 @main
 struct Visage: ParsableCommand {
@@ -29,14 +30,13 @@ struct Visage: ParsableCommand {
     // The subcommand parsed, whose usage a usage error found after parsing shows.
     var parsed: ParsableCommand.Type?
     do {
-      var command = try parseAsRoot()
+      var command = try parseAsRoot(FileNames.arguments)
       parsed = type(of: command)
-      RawFileNames.command = type(of: command)
       try command.run()
       StandardOutput.flush()
     } catch  where error is SetupError || error is BundledWeightsError {
       StandardOutput.flush()
-      FileHandle.standardError.write(Data("Error: \(RawPaths.shown("\(error)"))\n".utf8))
+      FileHandle.standardError.write(Data("Error: \(BytePath("\(error)").description)\n".utf8))
       Foundation.exit(1)
     } catch {
       StandardOutput.flush()
@@ -49,13 +49,13 @@ struct Visage: ParsableCommand {
             "Error: \(message(for: error))\nUsage: \(usageString(for: parsed))\n"
               + "  See 'visage \(parsed._commandName) --help' for more information."
           } else { fullMessage(for: error) }
-        FileHandle.standardError.write(Data((RawPaths.shown(text) + "\n").utf8))
+        FileHandle.standardError.write(Data((BytePath(text).description + "\n").utf8))
         Foundation.exit(2)
       }
-      // A file's error names it as the user did, not by the path that reached it (`RawPaths`).
+      // A file's name in an error is shown as text (`FileNames`).
       let text = fullMessage(for: error)
-      if code != .success && RawPaths.shown(text) != text {
-        FileHandle.standardError.write(Data((RawPaths.shown(text) + "\n").utf8))
+      if code != .success && BytePath(text).description != text {
+        FileHandle.standardError.write(Data((BytePath(text).description + "\n").utf8))
         Foundation.exit(code.rawValue)
       }
       exit(withError: error)
