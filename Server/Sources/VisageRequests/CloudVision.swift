@@ -35,10 +35,8 @@ public enum CloudVision {
     static func invalidArgument(_ message: String) -> Status { Status(code: 3, message: message) }
     static func unimplemented(_ message: String) -> Status { Status(code: 12, message: message) }
 
-    /// `{"error": {"code", "message"}}`, an image's whole response.
-    public var response: JSONValue {
-      .object([("error", .object([("code", .int(code)), ("message", .string(message))]))])
-    }
+    /// The image's whole response: `{"error": {"code", "message"}}`.
+    public var response: ImageResponse { ImageResponse(self) }
   }
 
   /// The batch's images in order. The request as a whole is refused (400) when it is not a
@@ -106,43 +104,6 @@ public enum CloudVision {
     }
   }
 
-  /// An image's response: its faces, at most `maxResults`, or `{}` when it has none.
-  public static func response(_ faces: [AnalyzedFace], maxResults: Int, width: Int, height: Int) -> JSONValue {
-    let kept = faces.prefix(maxResults)
-    guard !kept.isEmpty else { return .object([]) }
-    return .object([("faceAnnotations", .array(kept.map { annotation($0, width: width, height: height) }))])
-  }
-
-  /// One face as Cloud Vision's `FaceAnnotation`, in pixels of the upright picture.
-  static func annotation(_ detail: AnalyzedFace, width: Int, height: Int) -> JSONValue {
-    let face = detail.face
-    var fields: [(String, JSONValue)] = [
-      ("boundingPoly", polygon(face.frame.isFiniteBox ? face.frame : .zero, width: width, height: height))
-    ]
-    if let box = detail.detectionFrame, box.isFiniteBox {
-      fields.append(("fdBoundingPoly", polygon(box, width: width, height: height)))
-    }
-    fields.append(("landmarks", .array(CloudVisionLandmark.allCases.map { landmark($0, of: detail) })))
-    fields += [
-      // Google's signs (docs/server.md): roll clockwise on screen, pan toward the image's
-      // right, tilt up; ML Kit's Z is counter-clockwise, its Y and X agree.
-      ("rollAngle", .float(-face.headEulerAngleZ)), ("panAngle", .float(face.headEulerAngleY)),
-      ("tiltAngle", .float(face.headEulerAngleX)),
-      ("detectionConfidence", .float(detail.detectionConfidence ?? 0)),
-      ("landmarkingConfidence", .float(detail.presenceConfidence)),
-      ("joyLikelihood", .string(likelihood(face.smilingProbability))),
-    ]
-    // No honest source in Visage's models: UNKNOWN, written out rather than left to proto3's
-    // omitted default, so that a reader sees it was considered.
-    for name in [
-      "sorrowLikelihood", "angerLikelihood", "surpriseLikelihood", "underExposedLikelihood", "blurredLikelihood",
-      "headwearLikelihood",
-    ] {
-      fields.append((name, .string("UNKNOWN")))
-    }
-    return .object(fields)
-  }
-
   /// A probability in Google's five levels, in equal fifths; nil is UNKNOWN.
   static func likelihood(_ probability: Float?) -> String {
     guard let p = probability, p.isFinite else { return "UNKNOWN" }
@@ -153,32 +114,6 @@ public enum CloudVision {
     case ..<0.8: return "LIKELY"
     default: return "VERY_LIKELY"
     }
-  }
-
-  /// A box as four integer vertices, clockwise from the top left, inside the picture.
-  private static func polygon(_ box: CGRect, width: Int, height: Int) -> JSONValue {
-    func clamp(_ v: CGFloat, _ limit: Int) -> Int { Int(min(max(v.rounded(), 0), CGFloat(limit))) }
-    let (x0, y0) = (clamp(box.minX, width), clamp(box.minY, height))
-    let (x1, y1) = (clamp(box.maxX, width), clamp(box.maxY, height))
-    let corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-    return .object([("vertices", .array(corners.map { .object([("x", .int($0.0)), ("y", .int($0.1))]) }))])
-  }
-
-  private static func landmark(_ type: CloudVisionLandmark, of detail: AnalyzedFace) -> JSONValue {
-    let (x, y, z): (CGFloat, CGFloat, CGFloat)
-    if let mlKit = type.mlKitLandmark, let point = detail.face.landmark(ofType: mlKit) {
-      (x, y, z) = (point.position.x, point.position.y, point.depth)
-    } else {
-      let indices = type.meshIndices
-      let n = CGFloat(indices.count)
-      x = indices.reduce(0) { $0 + detail.mesh[$1].x } / n
-      y = indices.reduce(0) { $0 + detail.mesh[$1].y } / n
-      z = indices.reduce(0) { $0 + detail.meshDepths[$1] } / n
-    }
-    return .object([
-      ("type", .string(type.rawValue)),
-      ("position", .object([("x", .double(Double(x))), ("y", .double(Double(y))), ("z", .double(Double(z)))])),
-    ])
   }
 
   /// Feature.Type's values other than TYPE_UNSPECIFIED, by number.
@@ -271,9 +206,4 @@ private struct FlexibleInt: Decodable {
     }
     value = Int(number)
   }
-}
-
-extension CGRect {
-  /// Whether every edge is a finite number (a box a polygon can be made of).
-  fileprivate var isFiniteBox: Bool { [minX, minY, maxX, maxY].allSatisfy(\.isFinite) }
 }

@@ -4,8 +4,8 @@ import Hummingbird
 import VisageRequests
 import VisageService
 
-/// Every failure's response: `{"error": {"code": <HTTP status>, "status": "<google.rpc.Code
-/// name>", "message": "…"}}`, with extra headers where the status needs them (Retry-After).
+/// Every failure's response: its `ErrorEnvelope`, with extra headers where the status needs
+/// them (Retry-After).
 struct APIError: HTTPResponseError {
   let status: HTTPResponse.Status
   let message: String
@@ -21,24 +21,12 @@ struct APIError: HTTPResponseError {
     self.init(HTTPResponse.Status(code: error.code), error.message)
   }
 
-  /// The envelope as JSON.
-  var json: JSONValue { Self.envelope(code: status.code, message: message) }
-
-  static func envelope(code: Int, message: String) -> JSONValue {
-    .object([
-      (
-        "error",
-        .object([
-          ("code", .int(code)), ("status", .string(RequestError.statusName(code))), ("message", .string(message)),
-        ])
-      )
-    ])
-  }
-
   func response(from request: Request, context: some RequestContext) throws -> Response {
     var headers = self.headers
     headers[.contentType] = "application/json; charset=utf-8"
-    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: json.description)))
+    return Response(
+      status: status, headers: headers,
+      body: .init(byteBuffer: ByteBuffer(string: ErrorEnvelope(code: status.code, message: message).text)))
   }
 }
 

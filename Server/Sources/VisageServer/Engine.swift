@@ -156,7 +156,7 @@ public final class Engine: Sendable {
     let items = try CloudVision.items(fromBody: body)
     let limits = configuration.imageLimits
     let metrics = self.metrics
-    let responses = try await withThrowingTaskGroup(of: (Int, JSONValue).self) { group in
+    let responses = try await withThrowingTaskGroup(of: (Int, CloudVision.ImageResponse).self) { group in
       for (i, item) in items.enumerated() {
         switch item {
         case .refused(let status): group.addTask { (i, status.response) }
@@ -175,11 +175,11 @@ public final class Engine: Sendable {
           }
         }
       }
-      var responses = [JSONValue](repeating: .null, count: items.count)
+      var responses = [CloudVision.ImageResponse?](repeating: nil, count: items.count)
       for try await (i, response) in group { responses[i] = response }
-      return responses
+      return responses.compactMap { $0 }
     }
-    return .object([("responses", .array(responses))])
+    return CloudVision.BatchResponse(responses: responses).json
   }
 
   /// A detection on the bundled photo, through the pool as any admitted request: `/readyz`.

@@ -6,6 +6,7 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import VisageRequests
 
 /// Closes a connection whose first request's headers have not arrived in full within the
 /// timeout. Hummingbird's idle timeout starts only once a request head is parsed when
@@ -46,7 +47,7 @@ final class HeaderReadDeadline: ChannelInboundHandler, RemovableChannelHandler {
 
   /// Answers 503 in raw bytes and closes: for a connection no handler will ever answer.
   private func refuse(_ context: ChannelHandlerContext) {
-    let body = APIError.envelope(code: 503, message: "the server is shutting down").description
+    let body = ErrorEnvelope(code: 503, message: "the server is shutting down").text
     let response =
       "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\nRetry-After: 1\r\n"
       + "Connection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"

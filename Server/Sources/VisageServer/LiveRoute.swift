@@ -31,7 +31,7 @@ struct LiveRoute {
         // the library refuses) answer the first frame, then the socket closes.
         func refuse(_ error: RequestError) async throws {
           for try await _ in inbound.messages(maxSize: engine.configuration.maxBodyBytes) {
-            try await outbound.write(.text(APIError.envelope(code: error.code, message: error.message).description))
+            try await outbound.write(.text(ErrorEnvelope(error).text))
             return
           }
         }
@@ -69,8 +69,7 @@ struct LiveRoute {
               case .binary(var buffer): await session.frame(buffer.readBytes(length: buffer.readableBytes) ?? [])
               case .text:
                 session.answer(
-                  APIError.envelope(code: 400, message: "send each frame as a binary message (a JPEG or PNG file)")
-                    .description)
+                  ErrorEnvelope(code: 400, message: "send each frame as a binary message (a JPEG or PNG file)").text)
               }
             }
           } catch {

@@ -220,10 +220,7 @@ final class LiveSession: @unchecked Sendable {
   var repliesWaiting: Int { lock.withLock { unwritten } }
 
   private static func failure(_ frame: Pending, _ error: RequestError) -> String {
-    let envelope = APIError.envelope(code: error.code, message: error.message)
-    guard case .object(let fields) = envelope else { return envelope.description }
-    return JSONValue.object([("source", .string(frame.source)), ("timestampMs", .int(frame.timestampMs))] + fields)
-      .description
+    ErrorEnvelope(code: error.code, message: error.message, source: frame.source, timestampMs: frame.timestampMs).text
   }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import VisageRequests
 
 /// What happens between NIO's request decoder and Hummingbird, for what the routes never see.
 ///
@@ -91,7 +92,7 @@ final class RequestHeadHandler: ChannelInboundHandler, RemovableChannelHandler {
     _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ message: String,
     headers: [(String, String)] = []
   ) {
-    answer(context, status, APIError.envelope(code: Int(status.code), message: message).description, headers: headers)
+    answer(context, status, ErrorEnvelope(code: Int(status.code), message: message).text, headers: headers)
   }
 
   /// Answers with `status` and the JSON `body` (its length alone for a HEAD), then closes the

@@ -46,7 +46,7 @@ final class TaskCache {
   /// to `maxResults`, or its `error` when the image does not decode or the analysis refuses it.
   /// `beforeModels` runs once the image is decoded (and may throw).
   func annotate(_ bytes: [UInt8], maxResults: Int, limits: ImageLimits, beforeModels: () throws -> Void) throws
-    -> JSONValue
+    -> CloudVision.ImageResponse
   {
     let decoded: DecodedImage
     do { decoded = try decodeImage(bytes, ignoresExif: false, limits: limits) } catch {
@@ -68,7 +68,7 @@ final class TaskCache {
     }
     do {
       let faces = try analyzer.analyzeInDetail(image: decoded.image)
-      return CloudVision.response(
+      return CloudVision.ImageResponse(
         faces, maxResults: maxResults, width: decoded.image.width, height: decoded.image.height)
     } catch {
       // The library refused this image (a search over its bounds, say): the image's fault.

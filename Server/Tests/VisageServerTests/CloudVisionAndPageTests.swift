@@ -34,7 +34,7 @@ import VisageService
     return try #require(try F.object(response.body)["responses"] as? [[String: Any]])
   }
 
-  /// An image's response is the library's analysis written by `CloudVision.response`, byte for
+  /// An image's response is the library's analysis written by `CloudVision.ImageResponse`, byte for
   /// byte; every landmark type comes once.
   @Test func anImagesFacesAreTheAnalyzersInGooglesShape() async throws {
     let engine = try F.engine()
@@ -43,9 +43,9 @@ import VisageService
     ).analyzerOptions(models: F.models, video: false)
     let image = try DecodedImage(encoded: F.astronaut).image
     let faces = try FaceAnalyzer(options: options).analyzeInDetail(image: image)
-    let expected = JSONValue.object([
-      ("responses", .array([CloudVision.response(faces, maxResults: 10, width: image.width, height: image.height)]))
-    ])
+    let expected = CloudVision.BatchResponse(responses: [
+      CloudVision.ImageResponse(faces, maxResults: 10, width: image.width, height: image.height)
+    ]).json
     try await makeApplication(engine: engine).test(.router) { client in
       // Google's client sends `$alt=json;enum-encoding=int`.
       let response = try await Self.annotate(
