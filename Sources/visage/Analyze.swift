@@ -29,32 +29,30 @@ struct Analyze: ParsableCommand {
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
 
-  @Option(
-    help:
-      "fast (short-range detector) or accurate (every scale, as detect --range all: small, distant and close-up faces)."
-  )
-  var performance: FaceAnalyzerOptions.PerformanceMode = .fast
+  @Option(help: .shared("performance", of: .analyze))
+  var performance = FaceAnalyzerOptions.PerformanceMode(
+    rawValue: TaskOptions.option("performance", of: .analyze).defaultValue ?? "")!
 
-  @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
+  @Flag(help: .shared("any-rotation", of: .analyze))
   var anyRotation = false
 
-  @Flag(help: "Report the ten landmarks of each face.")
+  @Flag(help: .shared("landmarks", of: .analyze))
   var landmarks = false
 
-  @Flag(help: "Report the fifteen contours of each face.")
+  @Flag(help: .shared("contours", of: .analyze))
   var contours = false
 
-  @Flag(help: "Report smiling and eye-open probabilities.")
+  @Flag(help: .shared("classification", of: .analyze))
   var classification = false
 
-  @Option(parsing: .unconditional, help: "Narrowest face reported, as a fraction of the image width, 0...1.")
-  var minFaceSize: Float = 0.1
+  @Option(parsing: .unconditional, help: .shared("min-face-size", of: .analyze))
+  var minFaceSize: Float = TaskOptions.number("min-face-size", of: .analyze)
 
-  @Flag(help: "Give each face a tracking ID that stays the same while it is in view.")
+  @Flag(help: .shared("tracking", of: .analyze))
   var tracking = false
 
-  @Option(parsing: .unconditional, help: "The most faces analyzed per image.")
-  var maxFaces = 10
+  @Option(parsing: .unconditional, help: .shared("max-faces", of: .analyze))
+  var maxFaces: Int = TaskOptions.number("max-faces", of: .analyze)
 
   @Option(help: "image or video.")
   var runningMode: AnalyzeRunningMode = .image

@@ -24,32 +24,25 @@ struct Detect: ParsableCommand {
   @Option(help: "A detector .tflite or a .task bundle (default: the bundled short-range detector).")
   var model: String?
 
-  @Option(
-    help:
-      "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, also on tiles: every face from ~20 px up; slower)."
-  )
-  var range: DetectorRange = .short
+  @Option(help: .shared("range", of: .detect))
+  var range = DetectorRange(rawValue: TaskOptions.option("range", of: .detect).defaultValue ?? "")!
 
-  @Flag(help: "Also search the image turned by 90°, 180° and 270° (sideways and upside-down faces; ~4× the time).")
+  @Flag(help: .shared("any-rotation", of: .detect))
   var anyRotation = false
 
-  @Option(parsing: .unconditional, help: "Lowest score reported, 0...1.")
-  var minDetectionConfidence: Float = 0.5
+  @Option(parsing: .unconditional, help: .shared("min-detection-confidence", of: .detect))
+  var minDetectionConfidence: Float = TaskOptions.number("min-detection-confidence", of: .detect)
 
-  @Option(parsing: .unconditional, help: "IoU above which overlapping boxes merge, 0...1.")
-  var minSuppressionThreshold: Float = 0.3
+  @Option(parsing: .unconditional, help: .shared("min-suppression-threshold", of: .detect))
+  var minSuppressionThreshold: Float = TaskOptions.number("min-suppression-threshold", of: .detect)
 
-  @Option(
-    parsing: .unconditional,
-    help:
-      "Check each face with the face landmark model and drop it when its face presence is below this, 0...1 (off by default; about one landmark run per face)."
-  )
+  @Option(parsing: .unconditional, help: .shared("min-face-presence-confidence", of: .detect))
   var minFacePresenceConfidence: Float?
 
   @Option(help: "image, video or live-stream.")
   var runningMode: CLIRunningMode = .image
 
-  @Flag(help: "Add each face's tracking ID, kept while the face stays in view from input to input.")
+  @Flag(help: .shared("tracking", of: .detect))
   var tracking = false
 
   /// The optional outputs asked for, which each line writes.

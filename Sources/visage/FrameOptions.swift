@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VisageService
 
 /// The options `detect`, `landmark` and `analyze` share: where the frames come from, the
 /// frame rate, threads, and how results are written.
@@ -39,10 +40,7 @@ struct FrameOptions: ParsableArguments {
   @Option(help: "Write a PNG with the results drawn (a folder when several inputs).")
   var annotate: String?
 
-  @Flag(
-    help:
-      "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them)."
-  )
+  @Flag(help: .shared("ignore-exif", of: .detect))
   var ignoreExif = false
 
   /// How many inputs decode ahead of the one being processed when one task takes every input

@@ -27,46 +27,43 @@ struct Landmark: ParsableCommand {
   @Option(help: "A face_landmarker .task bundle (default: the bundled one).")
   var model: String?
 
-  @Option(
-    help:
-      "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, also on tiles; slower)."
-  )
-  var detectorRange: DetectorRange = .short
+  @Option(help: .shared("detector-range", of: .landmark))
+  var detectorRange = DetectorRange(rawValue: TaskOptions.option("detector-range", of: .landmark).defaultValue ?? "")!
 
-  @Flag(help: "Also look for faces in the image turned by 90°, 180° and 270° (~4× the detector's time).")
+  @Flag(help: .shared("any-rotation", of: .landmark))
   var anyRotation = false
 
-  @Option(parsing: .unconditional, help: "The most faces to find, at least 1.")
-  var numFaces: Int = 1
+  @Option(parsing: .unconditional, help: .shared("num-faces", of: .landmark))
+  var numFaces: Int = TaskOptions.number("num-faces", of: .landmark)
 
-  @Option(parsing: .unconditional, help: "Lowest detector score for a new face, 0...1.")
-  var minFaceDetectionConfidence: Float = 0.5
+  @Option(parsing: .unconditional, help: .shared("min-face-detection-confidence", of: .landmark))
+  var minFaceDetectionConfidence: Float = TaskOptions.number("min-face-detection-confidence", of: .landmark)
 
-  @Option(parsing: .unconditional, help: "Lowest face presence score for a face to be reported, 0...1.")
-  var minFacePresenceConfidence: Float = 0.5
+  @Option(parsing: .unconditional, help: .shared("min-face-presence-confidence", of: .landmark))
+  var minFacePresenceConfidence: Float = TaskOptions.number("min-face-presence-confidence", of: .landmark)
 
-  @Option(parsing: .unconditional, help: "Lowest face presence score for a face to stay tracked in video, 0...1.")
-  var minTrackingConfidence: Float = 0.5
+  @Option(parsing: .unconditional, help: .shared("min-tracking-confidence", of: .landmark))
+  var minTrackingConfidence: Float = TaskOptions.number("min-tracking-confidence", of: .landmark)
 
-  @Flag(help: "Add the 52 blendshape scores of each face.")
+  @Flag(help: .shared("blendshapes", of: .landmark))
   var blendshapes = false
 
-  @Flag(help: "Add each face's 4×4 facial transformation matrix (row-major).")
+  @Flag(help: .shared("transformation-matrices", of: .landmark))
   var transformationMatrices = false
 
-  @Flag(help: "Add each face's head pose: ML Kit's Euler angles in degrees, as analyze gives them.")
+  @Flag(help: .shared("head-pose", of: .landmark))
   var headPose = false
 
-  @Flag(help: "Add each face's metric mesh: MediaPipe's FaceGeometry.mesh, 468 points in centimetres.")
+  @Flag(help: .shared("metric-mesh", of: .landmark))
   var metricMesh = false
 
-  @Flag(help: "Add each eye's distance from the camera in millimetres, from its iris's size.")
+  @Flag(help: .shared("iris-distance", of: .landmark))
   var irisDistance = false
 
-  @Flag(help: "Add each face's tracking ID, kept while the face stays in view from input to input.")
+  @Flag(help: .shared("tracking", of: .landmark))
   var tracking = false
 
-  @Flag(help: "Add the detection score and face presence that admitted each face.")
+  @Flag(help: .shared("scores", of: .landmark))
   var scores = false
 
   @Option(
@@ -93,12 +90,10 @@ struct Landmark: ParsableCommand {
       valueName: "x,y,w,h[,degrees]"))
   var regions: [FaceRegionArgument] = []
 
-  @Option(
-    parsing: .unconditional,
-    help: "The camera's vertical field of view in degrees, which matrices, poses, meshes and distances assume.")
-  var cameraFov: Float = 63
+  @Option(parsing: .unconditional, help: .shared("camera-fov", of: .landmark))
+  var cameraFov: Float = TaskOptions.number("camera-fov", of: .landmark)
 
-  @Flag(help: "Take the camera's focal length from each image's Exif (FocalLengthIn35mmFilm) when it has one.")
+  @Flag(help: .shared("camera-from-exif", of: .landmark))
   var cameraFromExif = false
 
   /// The optional outputs asked for, which each line writes.
@@ -106,11 +101,8 @@ struct Landmark: ParsableCommand {
     LandmarkerOutputs(options(bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: nil))
   }
 
-  @Option(
-    help:
-      "Landmark smoothing in video: every-face (each tracked face its own filter), mediapipe (only when --num-faces is 1, as MediaPipe does) or off."
-  )
-  var smoothing: SmoothingChoice = .everyFace
+  @Option(help: .shared("smoothing", of: .landmark))
+  var smoothing = SmoothingChoice(rawValue: TaskOptions.option("smoothing", of: .landmark).defaultValue ?? "")!
 
   @Option(
     parsing: .unconditional,

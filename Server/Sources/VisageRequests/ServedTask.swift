@@ -120,14 +120,14 @@ extension TaskRequest {
   public func detectorOptions(
     models: ServerModels, handler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
   ) -> FaceDetectorOptions {
-    let range = choice("range", "short")
+    let range = choice("range")
     let options = FaceDetectorOptions(
       baseOptions: BaseOptions(
         modelAssetPath: range == "full" ? models.fullRange : models.bundle + ":face_detector.tflite", threadCount: 1,
         maximumSearchRuns: models.maximumSearchRuns),
       runningMode: handler == nil ? .image : .liveStream,
-      minDetectionConfidence: number("min-detection-confidence", 0.5),
-      minSuppressionThreshold: number("min-suppression-threshold", 0.3))
+      minDetectionConfidence: number("min-detection-confidence"),
+      minSuppressionThreshold: number("min-suppression-threshold"))
     options.searchesAllScales = range == "all"
     options.fullRangeDetectorModelAssetPath = range == "all" ? models.fullRange : nil
     options.searchesAnyRotation = flag("any-rotation")
@@ -144,15 +144,15 @@ extension TaskRequest {
   public func landmarkerOptions(
     models: ServerModels, handler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
   ) -> FaceLandmarkerOptions {
-    let range = choice("detector-range", "short")
+    let range = choice("detector-range")
     let options = FaceLandmarkerOptions(
       baseOptions: BaseOptions(
         modelAssetPath: models.bundle, threadCount: 1, maximumSearchRuns: models.maximumSearchRuns))
     options.runningMode = handler == nil ? .image : .liveStream
-    options.numFaces = count("num-faces", 1)
-    options.minFaceDetectionConfidence = number("min-face-detection-confidence", 0.5)
-    options.minFacePresenceConfidence = number("min-face-presence-confidence", 0.5)
-    options.minTrackingConfidence = number("min-tracking-confidence", 0.5)
+    options.numFaces = count("num-faces")
+    options.minFaceDetectionConfidence = number("min-face-detection-confidence")
+    options.minFacePresenceConfidence = number("min-face-presence-confidence")
+    options.minTrackingConfidence = number("min-tracking-confidence")
     options.outputFaceBlendshapes = flag("blendshapes")
     options.outputFacialTransformationMatrixes = flag("transformation-matrices")
     options.outputFaceHeadPoses = flag("head-pose")
@@ -160,10 +160,10 @@ extension TaskRequest {
     options.outputFaceIrisDistances = flag("iris-distance")
     options.outputFaceScores = flag("scores")
     options.isTrackingEnabled = flag("tracking")
-    options.cameraVerticalFieldOfView = number("camera-fov", 63)
+    options.cameraVerticalFieldOfView = number("camera-fov")
     options.usesImageFocalLength = flag("camera-from-exif")
     options.landmarkSmoothing =
-      switch choice("smoothing", "every-face") {
+      switch choice("smoothing") {
       case "mediapipe": .mediaPipe
       case "off": .off
       default: .everyFace
@@ -188,15 +188,15 @@ extension TaskRequest {
 
   /// The analyzer's options, as `visage analyze` builds them.
   public func analyzerOptions(models: ServerModels, video: Bool) -> FaceAnalyzerOptions {
-    let accurate = choice("performance", "fast") == "accurate"
+    let accurate = choice("performance") == "accurate"
     let options = FaceAnalyzerOptions(
       baseOptions: BaseOptions(
         modelAssetPath: models.bundle, threadCount: 1, maximumSearchRuns: models.maximumSearchRuns),
       runningMode: video ? .video : .image, performanceMode: accurate ? .accurate : .fast,
       landmarkMode: flag("landmarks") ? .all : .none, contourMode: flag("contours") ? .all : .none,
-      classificationMode: flag("classification") ? .all : .none, minFaceSize: number("min-face-size", 0.1),
+      classificationMode: flag("classification") ? .all : .none, minFaceSize: number("min-face-size"),
       isTrackingEnabled: flag("tracking"))
-    options.maximumFaceCount = count("max-faces", 10)
+    options.maximumFaceCount = count("max-faces")
     options.searchesAnyRotation = flag("any-rotation")
     options.fullRangeDetectorModelAssetPath = accurate ? models.fullRange : nil
     return options

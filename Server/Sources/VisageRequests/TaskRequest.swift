@@ -1,8 +1,4 @@
-/// Which task a route runs: `/v1/detect`, `/v1/landmark`, `/v1/analyze`, and `/v1/live`'s
-/// `task` parameter.
-public enum FaceTaskKind: String, CaseIterable, Sendable {
-  case detect, landmark, analyze
-}
+import VisageService
 
 /// What a request asks of its task: the kind, and its options as the `visage` subcommand's
 /// long options without the dashes (`?num-faces=4&blendshapes=true`), checked and written in
@@ -22,19 +18,24 @@ public struct TaskRequest: Hashable, Sendable {
   {
     self.kind = kind
     self.live = live
-    let specs = OptionSpec.table(for: kind, live: live)
+    let table = TaskOptions.table(for: kind)
+    let taken = table.filter { live || !$0.streamOnly }
     var values: [String: String] = [:]
     for (name, value) in query where !ignored.contains(name) {
-      guard let spec = specs[name] else {
+      guard let option = taken.first(where: { $0.name == name }) else {
         let hint =
-          OptionSpec.commandLineOnly.contains(name)
+          TaskOptions.commandLineOnly.contains(name)
           ? "`\(name)` is a command-line option the server does not take"
-          : (OptionSpec.streamOnly.contains(name)
+          : (table.contains { $0.name == name }
             ? "`\(name)` needs a stream: use /v1/live" : "unknown option `\(name)`")
-        throw .badRequest("\(hint); /v1/\(kind.rawValue) takes \(specs.keys.sorted().joined(separator: ", "))")
+        let names = taken.map(\.name).sorted().joined(separator: ", ")
+        throw .badRequest("\(hint); /v1/\(kind.rawValue) takes \(names)")
       }
       guard values[name] == nil else { throw .badRequest("option `\(name)` is given twice") }
-      values[name] = try spec.canonical(value, name: name)
+      guard let canonical = option.canonical(value) else {
+        throw .badRequest("option `\(name)` \(option.expectation), got '\(value)'")
+      }
+      values[name] = canonical
     }
     self.values = values
   }
@@ -47,117 +48,15 @@ public struct TaskRequest: Hashable, Sendable {
 
   /// A flag's value (false when absent).
   public func flag(_ name: String) -> Bool { values[name] == "true" }
-  /// A number's value, or `fallback` when absent.
-  public func number(_ name: String, _ fallback: Float) -> Float { values[name].flatMap(Float.init) ?? fallback }
-  /// A count's value, or `fallback` when absent.
-  public func count(_ name: String, _ fallback: Int) -> Int { values[name].flatMap { Int($0) } ?? fallback }
-  /// A choice's value, or `fallback` when absent.
-  public func choice(_ name: String, _ fallback: String) -> String { values[name] ?? fallback }
-}
+  /// A number's value, or the table's default when absent.
+  public func number(_ name: String) -> Float { Float(value(name)) ?? .nan }
+  /// A count's value, or the table's default when absent.
+  public func count(_ name: String) -> Int { Int(value(name)) ?? 0 }
+  /// A choice's value, or the table's default when absent.
+  public func choice(_ name: String) -> String { value(name) }
 
-/// What values an option takes.
-struct OptionSpec {
-  enum Kind {
-    case flag
-    /// A number in 0...1.
-    case fraction
-    /// An angle in degrees, strictly between 0 and 180.
-    case fieldOfView
-    /// A whole number in the range.
-    case count(ClosedRange<Int>)
-    case choice([String])
-  }
-  let kind: Kind
-
-  static let flag = OptionSpec(kind: .flag)
-  static let fraction = OptionSpec(kind: .fraction)
-
-  /// The most faces a request may ask for: bounds a response's size.
-  static let faceCounts = 1...1000
-
-  /// Each route's options: `visage detect`, `landmark` and `analyze`'s, less those about
-  /// files, threads, output and running modes, which the server decides.
-  static func table(for kind: FaceTaskKind, live: Bool) -> [String: OptionSpec] {
-    var table: [String: OptionSpec] = ["any-rotation": .flag, "ignore-exif": .flag]
-    switch kind {
-    case .detect:
-      table["range"] = OptionSpec(kind: .choice(["short", "full", "all"]))
-      table["min-detection-confidence"] = .fraction
-      table["min-suppression-threshold"] = .fraction
-      table["min-face-presence-confidence"] = .fraction
-      if live { table["tracking"] = .flag }
-    case .landmark:
-      table["detector-range"] = OptionSpec(kind: .choice(["short", "full", "all"]))
-      table["num-faces"] = OptionSpec(kind: .count(faceCounts))
-      table["min-face-detection-confidence"] = .fraction
-      table["min-face-presence-confidence"] = .fraction
-      table["min-tracking-confidence"] = .fraction
-      table["blendshapes"] = .flag
-      table["transformation-matrices"] = .flag
-      for name in ["head-pose", "metric-mesh", "iris-distance", "scores", "camera-from-exif"] { table[name] = .flag }
-      table["camera-fov"] = OptionSpec(kind: .fieldOfView)
-      table["smoothing"] = OptionSpec(kind: .choice(["every-face", "mediapipe", "off"]))
-      if live { table["tracking"] = .flag }
-    case .analyze:
-      table["performance"] = OptionSpec(kind: .choice(["fast", "accurate"]))
-      table["landmarks"] = .flag
-      table["contours"] = .flag
-      table["classification"] = .flag
-      table["min-face-size"] = .fraction
-      table["max-faces"] = OptionSpec(kind: .count(faceCounts))
-      if live { table["tracking"] = .flag }
-    }
-    return table
-  }
-
-  /// The subcommands' options that name files, threads or output, refused by name.
-  static let commandLineOnly: Set<String> = [
-    "model", "threads", "running-mode", "fps", "output", "annotate", "paths-from", "input-format", "profile-search",
-  ]
-  /// Options that only a stream gives meaning to.
-  static let streamOnly: Set<String> = ["tracking"]
-
-  /// The value in canonical form, or a 400 naming the option.
-  func canonical(_ value: String, name: String) throws(RequestError) -> String {
-    switch kind {
-    case .flag:
-      // A bare `?blendshapes` is true, as the flag alone is on the command line.
-      switch value.lowercased() {
-      case "", "true": return "true"
-      case "false": return "false"
-      default: throw .badRequest("option `\(name)` takes true or false, got '\(value)'")
-      }
-    case .fraction:
-      // Checked as a decimal before it becomes a Float, which would round 1.0000000000000002
-      // down to 1; hexadecimal and a leading + are refused.
-      guard let number = Self.decimal(value), (0...1).contains(number) else {
-        throw .badRequest("option `\(name)` takes a number in 0...1, got '\(value)'")
-      }
-      return "\(Float(number))"
-    case .fieldOfView:
-      guard let number = Self.decimal(value), number > 0, number < 180, Float(number) > 0, Float(number) < 180 else {
-        throw .badRequest("option `\(name)` takes degrees between 0 and 180 (exclusive), got '\(value)'")
-      }
-      return "\(Float(number))"
-    case .count(let range):
-      guard let number = Int(value), range.contains(number) else {
-        throw .badRequest(
-          "option `\(name)` takes a whole number in \(range.lowerBound)...\(range.upperBound), got '\(value)'")
-      }
-      return "\(number)"
-    case .choice(let choices):
-      guard choices.contains(value) else {
-        throw .badRequest("option `\(name)` takes \(choices.joined(separator: ", ")), got '\(value)'")
-      }
-      return value
-    }
-  }
-
-  /// A plain finite decimal (no hexadecimal, no leading +).
-  private static func decimal(_ value: String) -> Double? {
-    guard let number = Double(value), number.isFinite, !value.hasPrefix("+"),
-      value.allSatisfy({ $0.isASCII && ($0.isNumber || ".eE+-".contains($0)) })
-    else { return nil }
-    return number
+  /// The option's value in canonical form, or its default (`TaskOptions`).
+  private func value(_ name: String) -> String {
+    values[name] ?? TaskOptions.option(name, of: kind).defaultValue ?? ""
   }
 }
