@@ -39,7 +39,11 @@ struct InferenceRequest {
       jsonEnd = length
     }
     let header: Header
-    do { header = try JSONDecoder().decode(Header.self, from: Data(body[..<jsonEnd])) } catch {
+    let decoder = JSONDecoder()
+    // `data` stops growing past the largest input, so that a body of numbers costs no more
+    // than the model's own inputs once read.
+    decoder.userInfo[TensorData.maximumCount] = model.inputs.map(\.shape.count).max() ?? 0
+    do { header = try decoder.decode(Header.self, from: Data(body[..<jsonEnd])) } catch {
       throw .badRequest("the body is not an inference request: \(Self.describe(error))")
     }
     id = header.id
@@ -61,11 +65,11 @@ struct InferenceRequest {
       guard tensors[index] == nil else { throw .badRequest("the input '\(input.name)' is given twice") }
       let expected = model.inputs[index].shape
       guard input.datatype == datatype else {
-        throw .badRequest("the input '\(input.name)' is \(datatype); got datatype '\(input.datatype)'")
+        throw .badRequest("the input '\(input.name)' takes \(datatype); got datatype '\(input.datatype)'")
       }
       // Compared whole before anything is sized from it: a giant shape is only unequal.
       guard input.shape == expected.dimensions else {
-        throw .badRequest("the input '\(input.name)' has shape \(expected); got shape \(input.shape)")
+        throw .badRequest("the input '\(input.name)' takes shape \(expected); got shape \(input.shape)")
       }
       let count = expected.count
       let values: [Float]
@@ -237,18 +241,25 @@ struct InferenceRequest {
   struct TensorData: Decodable {
     var values: [Double] = []
 
+    /// The `userInfo` key of the most values any input takes: `data` with more is refused
+    /// as soon as it has read one more.
+    static let maximumCount = CodingUserInfoKey(rawValue: "visage.maximumCount")!
+
     init(from decoder: any Decoder) throws {
       var container = try decoder.unkeyedContainer()
-      try Self.flatten(&container, into: &values, depth: 1)
+      let most = decoder.userInfo[Self.maximumCount] as? Int ?? Int.max
+      try Self.flatten(&container, into: &values, depth: 1, most: most)
     }
 
     private static func flatten(
-      _ container: inout any UnkeyedDecodingContainer, into values: inout [Double], depth: Int
-    )
-      throws
-    {
+      _ container: inout any UnkeyedDecodingContainer, into values: inout [Double], depth: Int, most: Int
+    ) throws {
       while !container.isAtEnd {
         if let value = try? container.decode(Double.self) {
+          guard values.count < most else {
+            throw DecodingError.dataCorruptedError(
+              in: container, debugDescription: "data has more values than any input of the model takes (\(most))")
+          }
           values.append(value)
           continue
         }
@@ -257,7 +268,7 @@ struct InferenceRequest {
             in: container, debugDescription: "data is nested deeper than \(InferenceRequest.maximumDataDepth) arrays")
         }
         var nested = try container.nestedUnkeyedContainer()
-        try flatten(&nested, into: &values, depth: depth + 1)
+        try flatten(&nested, into: &values, depth: depth + 1, most: most)
       }
     }
   }
