@@ -44,6 +44,8 @@ let package = Package(
         "VisageRequests",
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
         .product(name: "VisageService", package: "Visage"),
+        // The Open Inference Protocol's models run on the runtime itself (/v2/models).
+        .product(name: "VisageRuntime", package: "Visage"), .product(name: "VisageTFLite", package: "Visage"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -68,6 +70,7 @@ let package = Package(
       name: "VisageServerTests",
       dependencies: [
         "VisageServer", "VisageRequests",
+        .product(name: "VisageRuntime", package: "Visage"), .product(name: "VisageTFLite", package: "Visage"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
         .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

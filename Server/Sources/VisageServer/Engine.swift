@@ -13,9 +13,11 @@ public final class Engine: Sendable {
   public let configuration: ServerConfiguration
   public let models: ServerModels
   let metrics: ServerMetrics
+  /// The models `/v2/models/{name}` serves (the Open Inference Protocol), read at start.
+  let inference: InferenceModels
   /// The page at `/`, read at start.
   let page: PageFiles
-  private let pool: WorkPool<TaskCache>
+  let pool: WorkPool<TaskCache>
   /// The bundled sample photo, which `/readyz` runs a detection on.
   private let sample: [UInt8]
   /// Requests admitted and not yet answered, live streams open, whether the server is
@@ -38,6 +40,8 @@ public final class Engine: Sendable {
     self.models = models
     self.metrics = metrics
     page = try PageFiles.load(directory: configuration.pageDirectory)
+    inference = try InferenceModels(InferenceModels.bundled(models) + configuration.inferenceModels)
+    metrics.registerInference(inference.names)
     let sample = try [UInt8](Data(contentsOf: URL(fileURLWithPath: models.sampleImage)))
     self.sample = sample
     let caches = try (0..<max(1, configuration.threads)).map { _ in

@@ -28,6 +28,7 @@ struct Routes {
     }
     for path in ["/healthz", "/readyz", "/metrics"] { refuseOtherMethods(router, path, allowed: .get) }
     engine.page.add(to: router)
+    InferenceRoutes(engine: engine).add(to: router)
     for path in Set(engine.page.files.keys).union(["/"]) { refuseOtherMethods(router, path, allowed: .get) }
 
     var v1 = router.group("/v1")
@@ -109,7 +110,7 @@ struct Routes {
   /// closed), and the bytes of the body budget it holds (released by the caller). The body is
   /// read by a task of its own, so that a client that stalls is answered at the deadline: that
   /// task ends when the connection closes, after the answer, and gives back what it reserved.
-  private func collectBody(_ request: Request, limit: Int) async throws -> ([UInt8], Int) {
+  func collectBody(_ request: Request, limit: Int) async throws -> ([UInt8], Int) {
     let seconds = engine.configuration.bodyTimeoutSeconds
     let body = request.body
     let engine = self.engine
@@ -157,7 +158,7 @@ struct Routes {
     }
   }
 
-  private func busy() -> APIError {
+  func busy() -> APIError {
     APIError(
       .serviceUnavailable,
       engine.isDraining

@@ -46,6 +46,9 @@ public struct ServerConfiguration: Sendable {
   /// A folder to serve the page at `/` from (read at start) instead of the copy built with
   /// the server: for working on the page, or a page of one's own.
   public var pageDirectory: String?
+  /// Models served over the Open Inference Protocol beside the bundled ones (`--model
+  /// NAME=PATH`): a name, and a `.tflite` file or `bundle.task:entry.tflite`.
+  public var inferenceModels: [(name: String, path: String)] = []
 
   public init() {}
 

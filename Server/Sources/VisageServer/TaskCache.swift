@@ -1,6 +1,7 @@
 import Visage
 import VisageImageIO
 import VisageRequests
+import VisageRuntime
 import VisageService
 
 /// One task copy's tasks: one per distinct request (`TaskRequest.cacheKey`, or Cloud Vision's
@@ -10,6 +11,9 @@ final class TaskCache {
   private let models: ServerModels
   private let capacity: Int
   private var tasks: [(key: String, task: AnyObject)] = []
+  /// The `/v2` models' interpreters by model name, each made on its first request (one per
+  /// model, not bounded by `capacity`: their number is fixed at start).
+  var interpreters: [String: Interpreter] = [:]
 
   init(models: ServerModels, capacity: Int) {
     self.models = models

@@ -65,6 +65,21 @@ struct VisageServerCommand: AsyncParsableCommand {
   @Option(help: "Serve the page at / from this folder (read at start) instead of the built-in copy.")
   var pageDir: String?
 
+  @Option(
+    name: .customLong("model"),
+    help:
+      "Also serve a model over the Open Inference Protocol (/v2/models/NAME), as NAME=PATH: a .tflite file or bundle.task:entry.tflite. Repeatable."
+  )
+  var models: [String] = []
+
+  /// `--model`'s names and paths, in the order given.
+  private var inferenceModels: [(name: String, path: String)] {
+    models.map { spec in
+      let eq = spec.firstIndex(of: "=") ?? spec.endIndex
+      return (String(spec[..<eq]), eq == spec.endIndex ? "" : String(spec[spec.index(after: eq)...]))
+    }
+  }
+
   func validate() throws {
     func atLeast(_ value: Int, _ minimum: Int, _ flag: String) throws {
       guard value >= minimum else { throw ValidationError("--\(flag) must be at least \(minimum), got \(value)") }
@@ -85,6 +100,17 @@ struct VisageServerCommand: AsyncParsableCommand {
     try atLeast(idleTimeout, 1, "idle-timeout")
     try atLeast(bodyTimeout, 1, "body-timeout")
     try atLeast(drainTimeout, 0, "drain-timeout")
+    var names = Set(InferenceModels.bundledNames)
+    for (name, path) in inferenceModels {
+      guard InferenceModels.isValidName(name), !path.isEmpty else {
+        throw ValidationError(
+          "--model takes NAME=PATH, NAME of letters, digits, '_', '-' and '.'; got '\(name)\(path.isEmpty ? "" : "=" + path)'"
+        )
+      }
+      guard names.insert(name).inserted else {
+        throw ValidationError("--model \(name): a model of that name is served already")
+      }
+    }
   }
 
   func run() async throws {
@@ -107,6 +133,7 @@ struct VisageServerCommand: AsyncParsableCommand {
     configuration.idleTimeoutSeconds = idleTimeout
     configuration.bodyTimeoutSeconds = bodyTimeout
     configuration.drainSeconds = drainTimeout
+    configuration.inferenceModels = inferenceModels
     if let pageDir {
       guard FileManager.default.fileExists(atPath: pageDir + "/index.html") else {
         throw ValidationError("--page-dir \(pageDir) holds no index.html")

@@ -1,0 +1,174 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VisageRuntime
+import VisageService
+
+/// The Open Inference Protocol's REST routes (KServe v2, as Triton serves it), with its binary
+/// tensor data extension: server and model metadata, health, and inference on the models of
+/// `InferenceModels` (docs/server.md, "The Open Inference Protocol").
+struct InferenceRoutes {
+  let engine: Engine
+
+  /// `GET /v2`'s `name`.
+  static let serverName = "visage-server"
+  /// `GET /v2`'s `version`: Visage has no releases yet.
+  static let serverVersion = "unreleased"
+  /// The protocol extensions served, as `GET /v2` names them.
+  static let extensions = ["binary_tensor_data"]
+  /// The header that gives the JSON part's length when binary data follows it.
+  static let headerLength = HTTPField.Name("Inference-Header-Content-Length")!
+
+  func add(to router: Router<VisageRequestContext>) {
+    // Every failure in the protocol's envelope; the models' routes behind the API keys too,
+    // the health and server routes open, as /healthz and /readyz are.
+    let open = router.group().add(middleware: InferenceErrorMiddleware())
+    var models = router.group().add(middleware: InferenceErrorMiddleware())
+    if !engine.configuration.apiKeys.isEmpty {
+      models = models.add(middleware: APIKeyMiddleware(keys: engine.configuration.apiKeys.map { Array($0.utf8) }))
+    }
+    open.get("/v2") { _, _ in
+      Response.json(
+        .object([
+          ("name", .string(Self.serverName)), ("version", .string(Self.serverVersion)),
+          ("extensions", .array(Self.extensions.map(JSONValue.string))),
+        ]))
+    }
+    open.get("/v2/health/live") { _, _ in Response.json(.object([("live", .bool(true))])) }
+    open.get("/v2/health/ready") { [engine] _, _ in
+      let ready = !engine.isDraining
+      return Response.json(.object([("ready", .bool(ready))]), status: ready ? .ok : .serviceUnavailable)
+    }
+    for path in ["/v2", "/v2/health/live", "/v2/health/ready"] { refuseOtherMethods(open, path, allowed: .get) }
+
+    for prefix in ["/v2/models/:name", "/v2/models/:name/versions/:version"] {
+      models.get(RouterPath(prefix)) { _, context in Response.json(metadata(try model(context))) }
+      models.get(RouterPath(prefix + "/ready")) { [engine] _, context in
+        let model = try model(context)
+        let ready = !engine.isDraining
+        return Response.json(
+          .object([("name", .string(model.name)), ("ready", .bool(ready))]), status: ready ? .ok : .serviceUnavailable)
+      }
+      models.post(RouterPath(prefix + "/infer")) { request, context in
+        try await infer(try model(context), request, context)
+      }
+      refuseOtherMethods(models, prefix, allowed: .get)
+      refuseOtherMethods(models, prefix + "/ready", allowed: .get)
+      refuseOtherMethods(models, prefix + "/infer", allowed: .post)
+    }
+  }
+
+  /// The model the path names, in the one version every model has; 404 otherwise.
+  private func model(_ context: VisageRequestContext) throws(InferenceError) -> InferenceModel {
+    let name = context.parameters.get("name") ?? ""
+    guard let model = engine.inference.byName[name] else {
+      throw InferenceError(
+        .notFound, "no model named '\(name)'; the models are \(engine.inference.names.joined(separator: ", "))")
+    }
+    if let version = context.parameters.get("version"), version != InferenceModel.version {
+      throw InferenceError(
+        .notFound, "the model \(name) has no version '\(version)'; its one version is \(InferenceModel.version)")
+    }
+    return model
+  }
+
+  /// `GET /v2/models/{name}`'s body.
+  private func metadata(_ model: InferenceModel) -> JSONValue {
+    func tensors(_ list: [TensorInfo]) -> JSONValue {
+      .array(
+        list.map {
+          .object([
+            ("name", .string($0.name)), ("datatype", .string(InferenceRequest.datatype)),
+            ("shape", .array($0.shape.dimensions.map(JSONValue.int))),
+          ])
+        })
+    }
+    return .object([
+      ("name", .string(model.name)), ("versions", .array([.string(InferenceModel.version)])),
+      ("platform", .string("tflite")),
+      ("inputs", tensors(model.inputs)), ("outputs", tensors(model.outputs)),
+    ])
+  }
+
+  /// One inference: the body within `--max-body-bytes` and the body timeout, admission as
+  /// every image request has (a copy or a queue place, else 503), then the work on a copy.
+  /// Each answer is counted under the model's name.
+  private func infer(_ model: InferenceModel, _ request: Request, _ context: VisageRequestContext) async throws
+    -> Response
+  {
+    let metrics = engine.metrics
+    do {
+      let response = try await admitted(model, request, context)
+      metrics.inferenceAnswered(model.name, status: 200)
+      return response
+    } catch let error as InferenceError {
+      metrics.inferenceAnswered(model.name, status: error.status.code)
+      throw error
+    } catch let error as APIError {
+      metrics.inferenceAnswered(model.name, status: error.status.code)
+      throw error
+    } catch {
+      metrics.inferenceAnswered(model.name, status: 500)
+      throw error
+    }
+  }
+
+  private func admitted(_ model: InferenceModel, _ request: Request, _ context: VisageRequestContext) async throws
+    -> Response
+  {
+    let routes = Routes(engine: engine)
+    let limit = engine.configuration.maxBodyBytes
+    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
+      throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
+    }
+    guard engine.hasRoom else { throw routes.busy() }
+    let (bytes, reserved) = try await routes.collectBody(request, limit: limit)
+    defer { engine.releaseBodyBytes(reserved) }
+    let presence = await context.callerPresence()
+    let hasLeft: @Sendable () -> Bool = { presence?.hasLeft ?? false }
+    if hasLeft() {
+      engine.metrics.abandoned(.waiting)
+      throw CallerLeft.error
+    }
+    guard engine.admit() else { throw routes.busy() }
+    defer { engine.release() }
+    let answer: InferenceResponse
+    do {
+      answer = try await engine.infer(
+        model, body: bytes, headerLength: request.headers[Self.headerLength], callerHasLeft: hasLeft)
+    } catch is CallerLeft {
+      throw CallerLeft.error
+    } catch let error as WorkPoolError {
+      throw error == .full ? routes.busy() : APIError(.serviceUnavailable, "the server is shutting down")
+    }
+    guard answer.hasBinary else {
+      return Response(
+        status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(bytes: answer.header)))
+    }
+    var body = ByteBuffer()
+    body.reserveCapacity(answer.header.count + answer.binary.count)
+    body.writeBytes(answer.header)
+    body.writeBytes(answer.binary)
+    return Response(
+      status: .ok,
+      headers: [.contentType: "application/octet-stream", Self.headerLength: "\(answer.header.count)"],
+      body: .init(byteBuffer: body))
+  }
+
+  /// 405 with `Allow`, in the protocol's envelope, for the methods a path does not take (on a
+  /// GET path, HEAD is answered as GET is, by `HeadAsGetRouter`).
+  private func refuseOtherMethods(
+    _ group: RouterGroup<VisageRequestContext>, _ path: String, allowed: HTTPRequest.Method
+  ) {
+    for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head, .options, .trace]
+    where method != allowed && !(allowed == .get && method == .head) {
+      group.on(RouterPath(path), method: method) { request, _ -> Response in
+        throw InferenceError(
+          .methodNotAllowed, "\(request.uri.path) takes \(allowed.rawValue), not \(method.rawValue)",
+          headers: [.allow: allowed.rawValue])
+      }
+    }
+  }
+}
