@@ -117,30 +117,9 @@ struct InferenceRoutes {
   private func admitted(_ model: InferenceModel, _ request: Request, _ context: VisageRequestContext) async throws
     -> Response
   {
-    let routes = Routes(engine: engine)
-    let limit = engine.configuration.maxBodyBytes
-    if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
-      throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
-    }
-    guard engine.hasRoom else { throw routes.busy() }
-    let (bytes, reserved) = try await routes.collectBody(request, limit: limit)
-    defer { engine.releaseBodyBytes(reserved) }
-    let presence = await context.callerPresence()
-    let hasLeft: @Sendable () -> Bool = { presence?.hasLeft ?? false }
-    if hasLeft() {
-      engine.metrics.abandoned(.waiting)
-      throw CallerLeft.error
-    }
-    guard engine.admit() else { throw routes.busy() }
-    defer { engine.release() }
-    let answer: InferenceResponse
-    do {
-      answer = try await engine.infer(
+    let answer = try await Routes(engine: engine).admitting(request, context) { bytes, hasLeft in
+      try await engine.infer(
         model, body: bytes, headerLength: request.headers[Self.headerLength], callerHasLeft: hasLeft)
-    } catch is CallerLeft {
-      throw CallerLeft.error
-    } catch let error as WorkPoolError {
-      throw error == .full ? routes.busy() : APIError(.serviceUnavailable, "the server is shutting down")
     }
     guard answer.hasBinary else {
       return Response(

@@ -30,7 +30,7 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Counts every answered request by its route and status, with its latency.
-struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
   let metrics: ServerMetrics
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws

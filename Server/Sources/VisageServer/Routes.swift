@@ -16,7 +16,7 @@ struct Routes {
 
   func add(to router: Router<VisageRequestContext>) {
     let metrics = engine.metrics
-    router.add(middleware: MetricsMiddleware(metrics: metrics))
+    router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
     router.add(middleware: ErrorEnvelopeMiddleware())
     router.add(middleware: KnownMethodsMiddleware())
     router.get("/healthz") { _, _ in Response.json(Self.healthy) }
@@ -66,15 +66,35 @@ struct Routes {
     }
   }
 
-  /// One request with a body: the body, then admission, then `work` on it (on the pool). A
-  /// request that could not be admitted now is refused before its body is read; one whose
-  /// body is still arriving holds no copy or queue place, only the bytes it has sent. `work`
-  /// is told how to know that the client has gone (`CallerPresence`), so that it is not done
-  /// for nobody: such a request is counted with status 499, as nginx counts it.
+  /// One request with a body, answered as JSON: `admitting` it, then `work` on it (on the
+  /// pool); the library's refusals are the image's fault (422).
   private func answer(
     _ request: Request, _ context: VisageRequestContext,
     _ work: ([UInt8], @escaping @Sendable () -> Bool) async throws -> JSONValue
   ) async throws -> Response {
+    try await admitting(request, context) { bytes, hasLeft in
+      do { return Response.json(try await work(bytes, hasLeft)) } catch let error as RequestError {
+        throw APIError(error)
+      } catch let error as APIError {
+        throw error
+      } catch let error where error is CallerLeft || error is WorkPoolError {
+        throw error
+      } catch {
+        // The library refused this image (a search over its bounds, say): the image's fault.
+        throw APIError(.unprocessableContent, "\(error)")
+      }
+    }
+  }
+
+  /// One request with a body: the body, then admission, then `work` on it. A request that
+  /// could not be admitted now is refused before its body is read; one whose body is still
+  /// arriving holds no copy or queue place, only the bytes it has sent. `work` is told how to
+  /// know that the client has gone (`CallerPresence`), so that it is not done for nobody: such
+  /// a request is counted with status 499, as nginx counts it. A full pool is a 503.
+  func admitting<Answer>(
+    _ request: Request, _ context: VisageRequestContext,
+    _ work: ([UInt8], @escaping @Sendable () -> Bool) async throws -> Answer
+  ) async throws -> Answer {
     let limit = engine.configuration.maxBodyBytes
     if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
       throw APIError(.contentTooLarge, "the body has \(length) bytes, over the limit of \(limit) (--max-body-bytes)")
@@ -90,19 +110,10 @@ struct Routes {
     }
     guard engine.admit() else { throw busy() }
     defer { engine.release() }
-    do {
-      return Response.json(try await work(bytes, hasLeft))
-    } catch is CallerLeft {
+    do { return try await work(bytes, hasLeft) } catch is CallerLeft {
       throw CallerLeft.error
     } catch let error as WorkPoolError {
       throw error == .full ? busy() : APIError(.serviceUnavailable, "the server is shutting down")
-    } catch let error as RequestError {
-      throw APIError(error)
-    } catch let error as APIError {
-      throw error
-    } catch {
-      // The library refused this image (a search over its bounds, say): the image's fault.
-      throw APIError(.unprocessableContent, "\(error)")
     }
   }
 
