@@ -20,3 +20,13 @@ package final class LockedState<Value> {
 // Safe: `value` is read and written only under `lock`, and handed in and out only as
 // `Sendable` values.
 extension LockedState: @unchecked Sendable where Value: Sendable {}
+
+/// A value handed to another thread although its type does not say it may be. Each use says
+/// what orders the accesses to it (a lock, a queue, or the order of delivery).
+package struct Unchecked<Value> {
+  package let value: Value
+  package init(_ value: Value) { self.value = value }
+}
+
+// Safe as far as each use's reason goes: this type only carries the value over.
+extension Unchecked: @unchecked Sendable {}

@@ -1,19 +1,14 @@
 import Foundation
 import Visage
+import VisageKernels
 
 /// Live-stream mode on the command line: frames are handed to the task at the frame rate,
 /// in real time as a camera would deliver them, and results are reported in input order as
 /// they arrive, with `"dropped": true` for the frames the task's flow limiter skipped. Which
 /// frames those are is the library's to say: the task's `LiveStreamRunner` drops them, and
 /// `LiveStreamRecord` answers every frame in order.
-// Safe: `reporter` and the closures are used only from the record's `answer`, which runs
-// under the record's lock, one frame at a time.
-final class LiveStreamOutput<Result>: @unchecked Sendable {
-  private let reporter: Reporter
-  private let taskName: String
-  private let report: (Frame, MPImage, Result) throws -> Void
-  private let droppedLine: (Frame, MPImage, Int) throws -> JSON
-  private var record: LiveStreamRecord<Frame, Result>!
+final class LiveStreamOutput<Result>: Sendable {
+  private let record: LiveStreamRecord<Frame, Result>
 
   /// `report` writes one processed frame; a dropped frame gets `droppedLine`'s line (with
   /// `"dropped": true` and an empty result). Both are called one at a time, in input order.
@@ -22,9 +17,23 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
     reporter: Reporter, taskName: String, droppedLine: @escaping (Frame, MPImage, Int) throws -> JSON,
     report: @escaping (Frame, MPImage, Result) throws -> Void
   ) {
-    (self.reporter, self.taskName, self.droppedLine, self.report) = (reporter, taskName, droppedLine, report)
-    record = LiveStreamRecord { [unowned self] frame, timestampMs, outcome in
-      self.answer(frame, timestampMs: timestampMs, outcome)
+    // The reporter and the closures are used only from the record's `answer`, which runs
+    // under the record's lock, one frame at a time.
+    let writer = Unchecked((reporter: reporter, taskName: taskName, droppedLine: droppedLine, report: report))
+    record = LiveStreamRecord { frame, timestampMs, outcome in
+      let (reporter, taskName, droppedLine, report) = writer.value
+      do {
+        let image = try frame.image.get()
+        switch outcome {
+        case .processed(let result): try report(frame, image, result.get())
+        case .dropped:
+          reporter.emit(
+            try droppedLine(frame, image, timestampMs), text: "\(frame.label): dropped (the \(taskName) was busy)")
+        case .failed(let error): throw error
+        }
+      } catch {
+        reporter.fail(frame, error: error)
+      }
     }
   }
 
@@ -58,20 +67,5 @@ final class LiveStreamOutput<Result>: @unchecked Sendable {
   /// The task's callback.
   func deliver(_ result: Result?, timestampMs: Int, error: (any Error)?) {
     record.deliver(result.map { .success($0) } ?? .failure(error ?? CancellationError()), timestamp: timestampMs)
-  }
-
-  private func answer(_ frame: Frame, timestampMs: Int, _ outcome: LiveStreamOutcome<Result>) {
-    do {
-      let image = try frame.image.get()
-      switch outcome {
-      case .processed(let result): try report(frame, image, result.get())
-      case .dropped:
-        reporter.emit(
-          try droppedLine(frame, image, timestampMs), text: "\(frame.label): dropped (the \(taskName) was busy)")
-      case .failed(let error): throw error
-      }
-    } catch {
-      reporter.fail(frame, error: error)
-    }
   }
 }
