@@ -212,8 +212,8 @@ public struct MPImage: Sendable {
 
   /// The pixels' storage. A borrowed buffer lives only within `withBorrowedPixels`'s call, so
   /// an image holding one never crosses threads beyond it (tasks copy before keeping one).
+  // Safe: UnsafeBufferPointer is not Sendable, but the borrowed bytes are only read here.
   private enum Storage: @unchecked Sendable {
-    // @unchecked: UnsafeBufferPointer is not Sendable; the borrowed bytes are read-only here.
     case owned([UInt8])
     case borrowed(UnsafeBufferPointer<UInt8>)
   }

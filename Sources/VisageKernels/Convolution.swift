@@ -10,6 +10,8 @@
 public enum Convolution {}
 
 /// A convolution prepared once: weights copied, scratch allocated, ready to run many times.
+// Safe: the weights are only read once made; the scratch is used by one `run` at a time,
+// each thread on rows of its own (callers serialise runs, as the interpreter does).
 public final class ConvolutionPlan: @unchecked Sendable {
   /// Which matrix multiply runs the convolution.
   public enum Backend: Sendable {

@@ -17,6 +17,7 @@ import CVisageISA
 /// to the accumulators before they are stored, in the order separate operators would apply
 /// it, so C is written once and never re-read. The micro-kernels keep their own unrolled
 /// copy of those steps (see PackedGEMM+Finish.swift), taking their parameters from it.
+// Safe: the packed panels, bias and slopes are written only in `init`, then only read.
 public final class PackedGEMM: @unchecked Sendable {
   /// Output columns.
   public let n: Int

@@ -23,13 +23,14 @@ import Synchronization
 ///
 /// `run` may be called from any thread, but only one loop runs at a time; a call that
 /// arrives while another is running runs its tasks itself, one after another.
-public final class ThreadPool: @unchecked Sendable {
+public final class ThreadPool: Sendable {
   /// Threads that run a loop's tasks, the caller included.
   public let threadCount: Int
   /// How long an idle worker spins before it sleeps.
   public static let spinDuration = Duration.microseconds(200)
 
-  private let core: AnyObject?
+  /// The `Workers`, where the platform has their atomics (typed apart from its availability).
+  private let core: (any AnyObject & Sendable)?
 
   /// A pool of `threadCount` threads (the caller and `threadCount - 1` workers); 1 or less
   /// makes a pool that runs every task on the caller. Where the platform lacks the atomics
@@ -84,6 +85,8 @@ public final class ThreadPool: @unchecked Sendable {
 
 /// The workers and the loop state they share.
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+// Safe: the loop state is atomics; `body` and `loop` are written only by the caller holding
+// `busy`, and a worker reads `body` only after taking a task from that loop's ticket.
 private final class Workers: @unchecked Sendable {
   /// Loop number (bits 40...), end of the untaken tasks (bits 20..<40), first untaken task
   /// (bits 0..<20).

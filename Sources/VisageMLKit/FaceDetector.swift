@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Visage
+import VisageKernels
 
 /// What `FaceDetector.process(_:completion:)` calls: the faces, or an error.
 public typealias FaceDetectionCallback = ([Face]?, (any Error)?) -> Void
@@ -12,16 +13,18 @@ public typealias FaceDetectionCallback = ([Face]?, (any Error)?) -> Void
 /// `process(_:completion:)` works in the background and calls back on the main queue;
 /// `results(in:)` works on the calling thread. Calls are serialised; with tracking on, IDs
 /// carry over from call to call.
-public final class FaceDetector: @unchecked Sendable {
-  private let options: FaceDetectorOptions
-  private let lock = NSLock()
+public final class FaceDetector: Sendable {
+  /// The detector's own copy of its options: never changed once made, only read, so any
+  /// thread may read it.
+  private let settings: Unchecked<FaceDetectorOptions>
+  private var options: FaceDetectorOptions { settings.value }
   /// The analyzer, made at the first call (so that making a detector cannot fail, as in ML
-  /// Kit); a failure to load is kept and reported by every call.
-  private var analyzer: Result<FaceAnalyzer, any Error>?
+  /// Kit); a failure to load is kept and reported by every call. Its lock serialises calls.
+  private let analyzer = LockedState<Result<FaceAnalyzer, any Error>?>(nil)
   private let queue = DispatchQueue(label: "visage.mlkit.face-detector")
 
   private init(options: FaceDetectorOptions) {
-    self.options = options.copy()
+    settings = Unchecked(options.copy())
   }
 
   /// A detector with these options (copied: later changes do not reach it).
@@ -39,6 +42,8 @@ public final class FaceDetector: @unchecked Sendable {
   /// The image is read before this returns.
   public func process(_ image: VisionImage, completion: @escaping FaceDetectionCallback) {
     let picture = Result { try image.snapshot() }
+    // ML Kit's completion closures are plain closures: this one is called once, on the
+    // completion queue.
     let reply = Unchecked(completion)
     let completionQueue = options.completionQueue
     queue.async {
@@ -59,7 +64,7 @@ public final class FaceDetector: @unchecked Sendable {
 
   /// Visage's faces for a still image, from the analyzer (made on first use).
   private func analyze(_ picture: MPImage) throws -> [Visage.Face] {
-    try lock.withLock {
+    try analyzer.withLock { analyzer in
       if analyzer == nil { analyzer = Result { try FaceAnalyzer(options: options.analyzerOptions()) } }
       return try analyzer!.get().analyze(image: picture)
     }
@@ -82,11 +87,4 @@ public final class FaceDetector: @unchecked Sendable {
       return Face(face, hasEulerAngles: options.reportsEulerAngles, landmarks: landmarks, contours: contours)
     }
   }
-}
-
-/// Carries a value that is not `Sendable` to the one queue that uses it next; ML Kit's
-/// completion closures are plain closures, called once, on the completion queue.
-private struct Unchecked<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
 }

@@ -4,6 +4,7 @@ import Foundation
 ///
 /// Immutable, so it may cross threads: `@unchecked` only because a class open to a subclass
 /// (`Vision3DPoint`) cannot be checked.
+// Safe: immutable; unchecked only because a class open to subclasses cannot be checked.
 public class VisionPoint: CustomStringConvertible, @unchecked Sendable {
   /// The horizontal position, from the left edge.
   public let x: CGFloat
@@ -20,6 +21,7 @@ public class VisionPoint: CustomStringConvertible, @unchecked Sendable {
 }
 
 /// A point with depth: ML Kit's `Vision3DPoint`. Landmarks and contour points are these.
+// Safe: immutable, as its superclass; a subclass of an unchecked class must restate it.
 public final class Vision3DPoint: VisionPoint, @unchecked Sendable {
   /// Depth, on the scale of `x`: smaller is nearer the camera; the face mesh's depth, about
   /// zero at the centre of the head.

@@ -4,6 +4,8 @@ import VisageKernels
 ///
 /// The interpreter keeps constants and its activation arena in these so that prepared
 /// steps can hold plain pointers into them.
+// Safe: the pointer never changes; constants are written before sharing, the arena by one
+// interpreter run at a time.
 public final class ConstantBuffer: @unchecked Sendable {
   /// The first value.
   public let pointer: UnsafeMutablePointer<Float>

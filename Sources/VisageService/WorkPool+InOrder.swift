@@ -1,4 +1,5 @@
 import Foundation
+import VisageKernels
 
 extension WorkPool {
   /// Runs `work` on each item `next` gives, each on whichever worker is free, and hands each
@@ -40,6 +41,7 @@ extension WorkPool {
 }
 
 /// The outputs of `forEachInOrder` waiting for those before them, and who delivers.
+// Safe: its state is touched only under `condition`, and one thread delivers at a time.
 private final class InOrder<Output>: @unchecked Sendable {
   private let condition = NSCondition()
   private let deliver: (Output) -> Void

@@ -1,4 +1,5 @@
 import Foundation
+import VisageKernels
 
 /// Threads that each own one worker (a copy of a task, say) and take jobs from one bounded
 /// queue: the command line's batches (`forEachInOrder`: results handed back in input order)
@@ -8,6 +9,8 @@ import Foundation
 /// A worker is used by its own thread only, so a task copy runs one job at a time and needs
 /// no lock of its own. At most `queueDepth` jobs wait for a worker besides those running:
 /// `trySubmit` and `run` refuse a job beyond that at once, `submit` waits for room.
+// Safe: the queue and the counts are touched only under `condition`; each worker only by its
+// own thread (`Unchecked`, ordered by the pool's lock or by the order of delivery).
 public final class WorkPool<Worker>: @unchecked Sendable {
   /// A job: what a worker's thread runs with its worker.
   public typealias Job = (Worker) -> Void
@@ -164,11 +167,4 @@ public enum WorkPoolError: Error, Equatable, CustomStringConvertible {
     case .shutDown: "the pool is shutting down"
     }
   }
-}
-
-/// A value handed to other threads although its type does not say it may be: each use is
-/// ordered by the pool's lock or by the order of delivery (see the callers).
-struct Unchecked<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
 }

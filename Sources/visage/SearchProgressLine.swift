@@ -1,13 +1,14 @@
 import Foundation
 import Visage
+import VisageKernels
 
 /// `detect`'s progress line for a long all-scales or any-rotation search: on a terminal's
 /// standard error, once a search has run `after` seconds, the phase it is in and its model
 /// runs so far against the runs it plans; cleared before the input's result is reported.
-final class SearchProgressLine: @unchecked Sendable {
-  private let lock = NSLock()
+final class SearchProgressLine: Sendable {
   private let after: Double
-  private var shown = false
+  /// Whether the line is on the terminal; the lock also keeps writes to it whole.
+  private let shown = LockedState(false)
 
   /// A line that appears after `VISAGE_SEARCH_PROGRESS_AFTER` seconds of a search (default 2,
   /// so that quick searches print nothing), or nil when standard error is not a terminal.
@@ -26,7 +27,7 @@ final class SearchProgressLine: @unchecked Sendable {
     let line = String(
       format: "\r\u{1B}[Ksearching: %@, %d of about %d model runs (%d%%), %.0f s", progress.phase, progress.runs,
       progress.plannedRuns, percent, progress.seconds)
-    lock.withLock {
+    shown.withLock { shown in
       FileHandle.standardError.write(Data(line.utf8))
       shown = true
     }
@@ -34,7 +35,7 @@ final class SearchProgressLine: @unchecked Sendable {
 
   /// Removes the line, if one is shown.
   func clear() {
-    lock.withLock {
+    shown.withLock { shown in
       guard shown else { return }
       FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
       shown = false

@@ -37,9 +37,7 @@ func runTask<Task: FrameTask>(
           : try task.detect(videoFrame: image, timestampInMilliseconds: timestamp)
       }, report: report)
   case .liveStream:
-    let live = LiveStreamOutput<Task.Result>(
-      frames: frames, reporter: reporter, taskName: taskName, droppedLine: droppedLine
-    ) {
+    let live = LiveStreamOutput<Task.Result>(reporter: reporter, taskName: taskName, droppedLine: droppedLine) {
       frame, image, result in try report(result, frame, image)
     }
     let task = try make({ live.deliver($0, timestampMs: $1, error: $2) }, nil)

@@ -31,8 +31,8 @@ public struct ServerModels: Sendable {
 
 /// One task made for one `TaskRequest`, answering one image at a time in image mode with the
 /// JSON object a `visage` line gives for it.
-public final class ServedTask: @unchecked Sendable {
-  private let respond: (DecodedImage, String) throws -> JSONValue
+public final class ServedTask: Sendable {
+  private let respond: @Sendable (DecodedImage, String) throws -> JSONValue
 
   /// Makes the request's task on one thread (the pool runs copies side by side); an option
   /// the library refuses is a 400.

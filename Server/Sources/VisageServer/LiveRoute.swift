@@ -52,9 +52,14 @@ struct LiveRoute {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
-            for await reply in replies {
-              try await outbound.write(.text(reply))
-              session.replyWritten()
+            do {
+              for await reply in replies {
+                try await outbound.write(.text(reply))
+                session.replyWritten()
+              }
+            } catch {
+              session.writerStopped()
+              throw error
             }
           }
           // Set when the client vanished or broke the protocol: nothing more is answered, and
@@ -63,8 +68,10 @@ struct LiveRoute {
           var failure: (any Error)?
           do {
             for try await message in inbound.messages(maxSize: engine.configuration.maxBodyBytes) {
-              // A client that does not read its replies is not read either.
-              while session.repliesWaiting > 64 { try await Task.sleep(for: .milliseconds(10)) }
+              // A client that does not read its replies is not read either: this waits
+              // (suspended, not polling) until the writer has caught up.
+              await session.roomForReplies()
+              try Task.checkCancellation()
               switch message {
               case .binary(var buffer): await session.frame(buffer.readBytes(length: buffer.readableBytes) ?? [])
               case .text:

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Visage
 import VisageImageIO
 import VisageRequests
@@ -9,91 +10,104 @@ import VisageService
 /// limiter skipped it (one frame in flight, a newer one waiting in its place, as MediaPipe's
 /// live-stream mode does), or an error in the envelope's shape.
 ///
-/// Results come back on the task's own queue in timestamp order, so a result for one frame
-/// means every earlier frame still waiting was dropped (as the command line's live-stream
-/// output reads them).
-final class LiveSession: @unchecked Sendable {
-  private struct Pending {
+/// The library decides which frames are dropped (`LiveStreamRunner`: the task's own in
+/// live-stream mode, the session's for the analyzer) and answers every frame in order
+/// (`LiveStreamRecord`), as the command line's live-stream output does.
+final class LiveSession: Sendable {
+  /// What a frame's reply says of it: its name and picture, nil when it did not decode. Not
+  /// the pixels: a frame waiting for its answer holds a few bytes.
+  struct Entry: Sendable {
     let source: String
-    let timestampMs: Int
-    /// What the reply says of the picture, or why there is none (then it was never
-    /// submitted). Not the pixels: a frame waiting for its answer holds a few bytes.
-    let image: Result<PictureFacts, RequestError>
+    let facts: PictureFacts?
   }
 
-  private let lock = NSLock()
-  /// Under `lock`: frames answered next, in order.
-  private var pending: [Pending] = []
-  private var frameCount = 0
-  private var lastTimestamp = -1
+  /// How a processed frame's reply is made: the task's result with the outputs asked for.
+  typealias Encode = (PictureFacts, String) throws -> JSONValue
+
+  private let record: LiveStreamRecord<Entry, Encode>
+  private let replies: LiveReplies
+  private let runner: LiveRunner
+  /// Frames received so far, and the last one's timestamp.
+  private let clock = NIOLockedValueBox((frames: 0, lastTimestamp: -1))
   private let start = ContinuousClock.now
-  private let send: @Sendable (String) -> Void
   private let metrics: ServerMetrics
   private let limits: ImageLimits
   private let ignoresExif: Bool
-  private var runner: LiveRunner!
-  /// The reply for a dropped frame: the task's empty result, with the outputs asked for.
-  private let dropped: (PictureFacts, String, Int) throws -> JSONValue
   /// Decodes the frames one at a time, off Swift concurrency's few threads.
   private let decoding = DispatchQueue(label: "visage-server.live-decode")
-  /// Under `lock`: replies handed to `send` and not yet written (`replyWritten`).
-  private var unwritten = 0
 
   /// Makes the stream's task; `send` takes each reply in order. Throws `RequestError` for
   /// options the library refuses.
   init(_ request: TaskRequest, engine: Engine, send: @escaping @Sendable (String) -> Void) throws {
-    self.send = send
-    metrics = engine.metrics
+    let replies = LiveReplies(send: send)
+    let metrics = engine.metrics
+    let dropped = Self.droppedReply(for: request)
+    let record = LiveStreamRecord<Entry, Encode> { entry, t, outcome in
+      replies.send(Self.reply(to: entry, timestampMs: t, outcome, dropped: dropped, metrics: metrics))
+    }
+    (self.replies, self.metrics, self.record) = (replies, metrics, record)
     limits = engine.configuration.liveImageLimits
     ignoresExif = request.flag("ignore-exif")
     let models = engine.models
-    dropped = Self.droppedReply(for: request)
-    let weak = WeakSession(self)
     switch request.kind {
     case .detect:
       let outputs = request.detectorOutputs
       let detector = try ServedTask.library {
         try FaceDetector(
           options: request.detectorOptions(models: models) { result, t, error in
-            weak.session?.deliver(t, error: error) {
-              try report($0, source: $1, result: result!, timestampMs: t, outputs: outputs)
-            }
+            record.deliver(
+              Self.encoding(result, error) { try report($0, source: $1, result: $2, timestampMs: t, outputs: outputs) },
+              timestamp: t)
           })
       }
       runner = LiveRunner(
-        submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) }, wait: detector.waitUntilIdle)
+        submit: { try detector.detectAsync(image: $0, timestampInMilliseconds: $1) },
+        wait: { detector.waitUntilIdle() })
     case .landmark:
       let outputs = request.landmarkerOutputs
       let landmarker = try ServedTask.library {
         try FaceLandmarker(
           options: request.landmarkerOptions(models: models) { result, t, error in
-            weak.session?.deliver(t, error: error) {
-              try report($0, source: $1, result: result!, timestampMs: t, outputs: outputs)
-            }
+            record.deliver(
+              Self.encoding(result, error) { try report($0, source: $1, result: $2, timestampMs: t, outputs: outputs) },
+              timestamp: t)
           })
       }
       runner = LiveRunner(
-        submit: { try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1) }, wait: landmarker.waitUntilIdle)
+        submit: { try landmarker.detectAsync(image: $0, timestampInMilliseconds: $1) },
+        wait: { landmarker.waitUntilIdle() })
     case .analyze:
       // The analyzer has video mode only (as ML Kit's); the stream gets the same flow limit
-      // as the other tasks from `SlotRunner`.
+      // as the other tasks from the library's runner.
       let analyzer = try ServedTask.library {
         try FaceAnalyzer(options: request.analyzerOptions(models: models, video: true))
       }
-      let slot = SlotRunner { image, t in
-        let outcome = Result { try analyzer.analyze(videoFrame: image, timestampInMilliseconds: t) }
-        let error: (any Error)? = if case .failure(let error) = outcome { error } else { nil }
-        weak.session?.deliver(t, error: error) {
-          try report($0, source: $1, result: FacesResult(faces: try outcome.get()), timestampMs: t)
-        }
+      let flow = LiveStreamRunner<MPImage>(label: "visage-server.live-analyze") { image, t in
+        let faces = Result { try analyzer.analyze(videoFrame: image, timestampInMilliseconds: t) }
+        record.deliver(
+          faces.map { faces -> Encode in
+            { try report($0, source: $1, result: FacesResult(faces: faces), timestampMs: t) }
+          },
+          timestamp: t)
       }
-      runner = LiveRunner(submit: { slot.submit($0, $1) }, wait: slot.waitUntilIdle)
+      runner = LiveRunner(submit: { flow.submit($0, timestamp: $1) }, wait: { flow.waitUntilIdle() })
     }
+  }
+
+  /// A task callback's result or error, as the record takes it: the result is encoded by
+  /// `encode` when its frame is answered.
+  private static func encoding<R>(
+    _ result: R?, _ error: (any Error)?, _ encode: @escaping (PictureFacts, String, R) throws -> JSONValue
+  ) -> Result<Encode, any Error> {
+    guard let result else { return .failure(error ?? RequestError.undecodable("no result")) }
+    return .success { try encode($0, $1, result) }
   }
 
   /// The reply for a frame the flow limiter dropped: `"dropped": true` and the task's empty
   /// result, with every output the options ask for, as the command line's dropped lines.
-  private static func droppedReply(for request: TaskRequest) -> (PictureFacts, String, Int) throws -> JSONValue {
+  private static func droppedReply(for request: TaskRequest)
+    -> @Sendable (PictureFacts, String, Int) throws -> JSONValue
+  {
     switch request.kind {
     case .detect:
       let outputs = request.detectorOutputs
@@ -114,6 +128,28 @@ final class LiveSession: @unchecked Sendable {
     }
   }
 
+  /// The reply to one frame, given how it ended.
+  private static func reply(
+    to entry: Entry, timestampMs t: Int, _ outcome: LiveStreamOutcome<Encode>,
+    dropped: (PictureFacts, String, Int) throws -> JSONValue, metrics: ServerMetrics
+  ) -> String {
+    do {
+      switch outcome {
+      case .failed(let error): throw error
+      case .processed(let encode):
+        guard let facts = entry.facts else { throw RequestError.undecodable("no picture") }
+        return try encode.get()(facts, entry.source).description
+      case .dropped:
+        guard let facts = entry.facts else { throw RequestError.undecodable("no picture") }
+        metrics.liveFrameDropped()
+        return try dropped(facts, entry.source, t).description
+      }
+    } catch {
+      let error = error as? RequestError ?? RequestError.undecodable("\(error)")
+      return ErrorEnvelope(code: error.code, message: error.message, source: entry.source, timestampMs: t).text
+    }
+  }
+
   /// One encoded frame, in the order received: decoded on the session's own queue and handed
   /// to the task; returns once it is handed over, so a client sending faster than frames
   /// decode is slowed by TCP rather than queued in memory.
@@ -128,152 +164,107 @@ final class LiveSession: @unchecked Sendable {
 
   private func frame(decoding bytes: [UInt8]) {
     let decoded = Result { () throws(RequestError) in try decodeImage(bytes, ignoresExif: ignoresExif, limits: limits) }
-    lock.lock()
-    let elapsed = Int((ContinuousClock.now - start) / .milliseconds(1))
-    let t = max(lastTimestamp + 1, elapsed)
-    lastTimestamp = t
-    let source = "frame#\(frameCount)"
-    frameCount += 1
-    pending.append(Pending(source: source, timestampMs: t, image: decoded.map(PictureFacts.init)))
-    lock.unlock()
+    let (t, source) = clock.withLockedValue { clock in
+      let elapsed = Int((ContinuousClock.now - start) / .milliseconds(1))
+      clock.lastTimestamp = max(clock.lastTimestamp + 1, elapsed)
+      defer { clock.frames += 1 }
+      return (clock.lastTimestamp, "frame#\(clock.frames)")
+    }
     metrics.liveFrameReceived()
-    guard case .success(let image) = decoded else { return flushLeadingFailures() }
-    do { try runner.submit(image.image, t) } catch {
+    switch decoded {
+    case .failure(let error): record.add(Entry(source: source, facts: nil), timestamp: t, failure: error)
+    case .success(let image):
+      record.add(Entry(source: source, facts: PictureFacts(image)), timestamp: t)
       // Not submitted: answered as a failure in its turn.
-      lock.withLock {
-        if let i = pending.firstIndex(where: { $0.timestampMs == t }) {
-          pending[i] = Pending(source: source, timestampMs: t, image: .failure(.undecodable("\(error)")))
-        }
-      }
-      flushLeadingFailures()
+      do { try runner.submit(image.image, t) } catch { record.withdraw(timestamp: t, error: error) }
     }
   }
 
-  /// The client is gone or done: waits for the frame in flight and answers the rest, on a
-  /// thread of its own (the wait may last a whole frame's processing).
+  /// The client is gone or done: waits for the frame in flight and answers the rest, on the
+  /// session's decoding queue (idle by now; the wait may last a whole frame's processing).
   func finish() async {
     await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-      Thread {
+      decoding.async {
         self.runner.wait()
-        self.lock.withLock { self.flush(before: .max) }
+        self.record.finish()
         done.resume()
-      }.start()
-    }
-  }
-
-  /// The task's callback for the frame at `t`: the frames before it are dropped, then it is
-  /// answered with `encode`'s JSON (or its error).
-  private func deliver(_ t: Int, error: (any Error)?, encode: (PictureFacts, String) throws -> JSONValue) {
-    lock.withLock {
-      flush(before: t)
-      guard let first = pending.first, first.timestampMs == t, case .success(let image) = first.image else { return }
-      pending.removeFirst()
-      do {
-        if let error { throw error }
-        reply(try encode(image, first.source).description)
-      } catch {
-        reply(Self.failure(first, RequestError.undecodable("\(error)")))
-      }
-      flushFailures()
-    }
-  }
-
-  private func flushLeadingFailures() { lock.withLock { flushFailures() } }
-
-  /// Under `lock`: answers the failed frames at the head, which wait for nothing.
-  private func flushFailures() {
-    while let first = pending.first, case .failure(let error) = first.image {
-      pending.removeFirst()
-      reply(Self.failure(first, error))
-    }
-  }
-
-  /// Under `lock`: answers every frame before `t`: failures as such, the rest as dropped.
-  private func flush(before t: Int) {
-    while let first = pending.first, first.timestampMs < t || t == .max {
-      pending.removeFirst()
-      switch first.image {
-      case .failure(let error): reply(Self.failure(first, error))
-      case .success(let facts):
-        metrics.liveFrameDropped()
-        do { reply(try dropped(facts, first.source, first.timestampMs).description) } catch {
-          reply(Self.failure(first, RequestError.undecodable("\(error)")))
-        }
       }
     }
-  }
-
-  /// Under `lock`: hands a reply on, counting it until it is written.
-  private func reply(_ text: String) {
-    unwritten += 1
-    send(text)
   }
 
   /// A reply of the route's own (to a text message), in the same count.
-  func answer(_ text: String) { lock.withLock { reply(text) } }
+  func answer(_ text: String) { replies.send(text) }
 
   /// The writer wrote one reply.
-  func replyWritten() { lock.withLock { unwritten -= 1 } }
+  func replyWritten() { replies.written() }
 
-  /// Replies waiting to be written: the route reads no more frames while there are many, so
-  /// a client that does not read its replies cannot make them pile up.
-  var repliesWaiting: Int { lock.withLock { unwritten } }
+  /// The writer stopped (the client is gone): nothing waits for room any more.
+  func writerStopped() { replies.stop() }
 
-  private static func failure(_ frame: Pending, _ error: RequestError) -> String {
-    ErrorEnvelope(code: error.code, message: error.message, source: frame.source, timestampMs: frame.timestampMs).text
-  }
+  /// Returns once few enough replies wait to be written: the route reads no more frames
+  /// until then, so a client that does not read its replies cannot make them pile up.
+  func roomForReplies() async { await replies.room() }
 }
 
 /// How a session hands frames to its task, and waits for it.
-struct LiveRunner {
-  let submit: (MPImage, Int) throws -> Void
-  let wait: () -> Void
+struct LiveRunner: Sendable {
+  let submit: @Sendable (MPImage, Int) throws -> Void
+  let wait: @Sendable () -> Void
 }
 
-/// Breaks the cycle task → callback → session → task.
-private final class WeakSession: @unchecked Sendable {
-  weak var session: LiveSession?
-  init(_ session: LiveSession) { self.session = session }
-}
+/// The replies handed to the writer and not yet written, and the route waiting for room.
+final class LiveReplies: Sendable {
+  /// Replies that may wait to be written before the route stops reading frames.
+  static let limit = 64
 
-/// MediaPipe's live-stream flow limit for a task that has only video mode: one frame in
-/// flight on a queue of its own, and one waiting, which a newer frame replaces (the replaced
-/// one is never processed, and so is answered as dropped).
-final class SlotRunner: @unchecked Sendable {
-  private let process: (MPImage, Int) -> Void
-  private let queue = DispatchQueue(label: "visage-server.live-analyze")
-  private let lock = NSLock()
-  private var busy = false
-  private var waiting: (MPImage, Int)?
-
-  init(process: @escaping (MPImage, Int) -> Void) { self.process = process }
-
-  func submit(_ image: MPImage, _ t: Int) {
-    let start = lock.withLock { () -> Bool in
-      if busy {
-        waiting = (image, t)
-        return false
-      }
-      busy = true
-      return true
-    }
-    if start { queue.async { self.run(image, t) } }
+  private struct State: Sendable {
+    var unwritten = 0
+    var stopped = false
+    var waiter: CheckedContinuation<Void, Never>?
   }
 
-  private func run(_ image: MPImage, _ t: Int) {
-    var next: (MPImage, Int)? = (image, t)
-    while let (image, t) = next {
-      process(image, t)
-      next = lock.withLock {
-        let taken = waiting
-        waiting = nil
-        if taken == nil { busy = false }
-        return taken
-      }
-    }
+  private let deliver: @Sendable (String) -> Void
+  private let state = NIOLockedValueBox(State())
+
+  init(send: @escaping @Sendable (String) -> Void) { deliver = send }
+
+  /// Hands a reply on, counting it until it is written.
+  func send(_ text: String) {
+    state.withLockedValue { $0.unwritten += 1 }
+    deliver(text)
   }
 
-  func waitUntilIdle() {
-    while lock.withLock({ busy }) { queue.sync {} }
+  func written() {
+    state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+      state.unwritten -= 1
+      guard state.unwritten <= Self.limit else { return nil }
+      defer { state.waiter = nil }
+      return state.waiter
+    }?.resume()
+  }
+
+  func stop() {
+    state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
+      state.stopped = true
+      defer { state.waiter = nil }
+      return state.waiter
+    }?.resume()
+  }
+
+  /// Returns at once while at most `limit` replies wait (or the writer has stopped), else
+  /// once enough are written; cancelling the waiting task stops the wait too.
+  func room() async {
+    await withTaskCancellationHandler {
+      await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+        let ready = state.withLockedValue { state in
+          if state.stopped || state.unwritten <= Self.limit { return true }
+          state.waiter = waiter
+          return false
+        }
+        if ready { waiter.resume() }
+      }
+    } onCancel: {
+      stop()
+    }
   }
 }

@@ -16,6 +16,8 @@ import Foundation
 ///
 /// Unlike ML Kit, contours come for every face, in any performance mode, together with
 /// tracking IDs. Every method may be called from any thread; calls are serialised.
+// Safe: the analysis's state changes only inside `runner`'s calls, under its lock; everything
+// else is immutable once made.
 public final class FaceAnalyzer: @unchecked Sendable {
   /// A copy of the options the analyzer was created with (changing it changes nothing here).
   public var options: FaceAnalyzerOptions { settings.copy() }

@@ -13,6 +13,8 @@ import Foundation
 /// In video and live-stream mode a face found in one frame is followed into the next from
 /// its landmarks; the detector runs only while fewer than `numFaces` faces are followed.
 /// Every method may be called from any thread; calls are serialised internally.
+// Safe: the pipeline's and extras' state changes only inside `runner`'s calls, under its
+// lock; everything else is immutable once made.
 public final class FaceLandmarker: @unchecked Sendable {
   /// A copy of the options the landmarker was created with (changing it changes nothing here).
   public var options: FaceLandmarkerOptions { settings.copy() }

@@ -17,6 +17,8 @@ import Foundation
 /// `minFacePresenceConfidence` has the face landmark model check every face found.
 ///
 /// Every method may be called from any thread; calls are serialised internally.
+// Safe: the tracker and the search's progress handler change only inside `runner`'s calls,
+// under its lock; everything else is immutable once made.
 public final class FaceDetector: @unchecked Sendable {
   /// A copy of the options the detector was created with (changing it changes nothing here).
   public var options: FaceDetectorOptions { settings.copy() }

@@ -1,22 +1,32 @@
 import Dispatch
-import Foundation
+import VisageKernels
 
 /// Runs live-stream frames one at a time on a private serial queue, as MediaPipe's
-/// `FlowLimiterCalculator` (max in flight 1, max in queue 1) lets them through.
+/// `FlowLimiterCalculator` (max in flight 1, max in queue 1) lets them through: the one place
+/// that decides which frame of a live stream runs and which is dropped. The tasks' live-stream
+/// mode runs on it; a task with video mode only gets the same flow limit from one of these
+/// calling its video method (as `visage-server` does for `FaceAnalyzer`).
 ///
 /// A frame submitted while another is being processed waits in a one-slot queue; a newer
-/// frame takes the slot and the waiting one is dropped, with no callback. So processing
-/// always moves on to the most recent frame, results come out in timestamp order, and
-/// `submit` never blocks on inference.
-final class LiveStreamRunner<Frame: Sendable>: @unchecked Sendable {
+/// frame takes the slot and the waiting one is dropped, never processed. So processing
+/// always moves on to the most recent frame, frames are processed in the order submitted,
+/// and `submit` never blocks on inference. `LiveStreamRecord` turns that order into one
+/// answer per frame, dropped ones included.
+public final class LiveStreamRunner<Frame: Sendable>: Sendable {
+  private struct State: Sendable {
+    var busy = false
+    var waiting: (frame: Frame, timestamp: Int)?
+  }
+
   private let queue: DispatchQueue
-  private let lock = NSLock()
-  private var busy = false
-  private var waiting: (frame: Frame, timestamp: Int)?
+  private let state = LockedState(State())
   private let process: @Sendable (Frame, Int) -> Void
 
-  /// - Parameter process: called on the private queue for each frame that is not dropped.
-  init(label: String, process: @escaping @Sendable (Frame, Int) -> Void) {
+  /// - Parameters:
+  ///   - label: the private queue's label.
+  ///   - process: called on the private queue for each frame that is not dropped, one at a
+  ///     time, in the order submitted.
+  public init(label: String, process: @escaping @Sendable (Frame, Int) -> Void) {
     queue = DispatchQueue(label: label)
     self.process = process
   }
@@ -24,21 +34,21 @@ final class LiveStreamRunner<Frame: Sendable>: @unchecked Sendable {
   /// Hands a frame over and returns at once. Returns false when it replaced (dropped) a
   /// frame that was still waiting.
   @discardableResult
-  func submit(_ frame: Frame, timestamp: Int) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    if busy {
-      let replaced = waiting != nil
-      waiting = (frame, timestamp)
-      return !replaced
+  public func submit(_ frame: Frame, timestamp: Int) -> Bool {
+    let (start, replaced) = state.withLock { state -> (Bool, Bool) in
+      if state.busy {
+        defer { state.waiting = (frame, timestamp) }
+        return (false, state.waiting != nil)
+      }
+      state.busy = true
+      return (true, false)
     }
-    busy = true
-    queue.async { self.drain(first: (frame, timestamp)) }
-    return true
+    if start { queue.async { self.drain(first: (frame, timestamp)) } }
+    return !replaced
   }
 
   /// Blocks until every frame handed over so far has been processed or dropped.
-  func waitUntilIdle() {
+  public func waitUntilIdle() {
     queue.sync {}
   }
 
@@ -46,11 +56,11 @@ final class LiveStreamRunner<Frame: Sendable>: @unchecked Sendable {
     var next: (frame: Frame, timestamp: Int)? = first
     while let item = next {
       process(item.frame, item.timestamp)
-      lock.lock()
-      next = waiting
-      waiting = nil
-      if next == nil { busy = false }
-      lock.unlock()
+      next = state.withLock { state in
+        defer { state.waiting = nil }
+        if state.waiting == nil { state.busy = false }
+        return state.waiting
+      }
     }
   }
 }
