@@ -19,9 +19,19 @@ final class LiveStreamOutput<Result>: Sendable {
   ) {
     // The reporter and the closures are used only from the record's `answer`, which runs
     // under the record's lock, one frame at a time.
-    let writer = Unchecked((reporter: reporter, taskName: taskName, droppedLine: droppedLine, report: report))
-    record = LiveStreamRecord { frame, timestampMs, outcome in
-      let (reporter, taskName, droppedLine, report) = writer.value
+    let writer = Unchecked(Writer(reporter: reporter, taskName: taskName, droppedLine: droppedLine, report: report))
+    record = LiveStreamRecord { frame, timestampMs, outcome in writer.value.answer(frame, timestampMs, outcome) }
+  }
+
+  /// What answers each frame. A struct, not a tuple taken apart in the record's closure, which
+  /// crashes Swift 6.0.3's SILGen (RValue.cpp's `sameHaveCleanups` assertion).
+  private struct Writer {
+    let reporter: Reporter
+    let taskName: String
+    let droppedLine: (Frame, MPImage, Int) throws -> JSON
+    let report: (Frame, MPImage, Result) throws -> Void
+
+    func answer(_ frame: Frame, _ timestampMs: Int, _ outcome: LiveStreamOutcome<Result>) {
       do {
         let image = try frame.image.get()
         switch outcome {
