@@ -23,19 +23,16 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-    .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
   ],
   targets: [
     // What a request asks for, read from its bytes: the body's forms (an image, multipart,
-    // JSON with base64), the image format, the query's options. Nothing here opens a socket
-    // (multipart-kit links NIO for its buffer and header types), so the fuzz harness (Fuzz/)
-    // takes it whole.
+    // JSON with base64), the image format, the query's options. No networking, so the fuzz
+    // harness (Fuzz/) can take it without NIO.
     .target(
       name: "VisageRequests",
       dependencies: [
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
         .product(name: "VisageService", package: "Visage"),
-        .product(name: "MultipartKit", package: "multipart-kit"),
       ]),
     // The routes, limits, metrics and live stream on Hummingbird.
     .target(

@@ -1,68 +1,92 @@
-import MultipartKit
-
-/// multipart/form-data (RFC 7578) read with vapor/multipart-kit's parser (docs/decisions.md,
-/// "Multipart bodies"), for the one field the routes take: the part named `image`.
+/// multipart/form-data (RFC 7578) read far enough to find one field: the parts between
+/// `--boundary` lines, each with its headers, a blank line and its bytes.
 enum Multipart {
   /// The part named `image`: its bytes and file name.
   static func imageField(in body: [UInt8], boundary: String) throws(RequestError) -> ImageBody {
-    // RFC 2046: a boundary has 1 to 70 characters (the parser checks neither, and traps on 0).
-    guard !boundary.isEmpty, boundary.utf8.count <= 70 else {
-      throw .badRequest("the multipart boundary has \(boundary.utf8.count) characters; 1 to 70 are allowed")
+    // RFC 2046: a boundary has 1 to 70 characters.
+    guard boundary.utf8.count <= 70 else {
+      throw .badRequest("the multipart boundary has \(boundary.utf8.count) characters; at most 70 are allowed")
     }
-    let parts = Parts()
-    let parser = MultipartParser(boundary: boundary)
-    parser.onHeader = { name, value in parts.header(name, value) }
-    parser.onBody = { chunk in parts.body(chunk.readBytes(length: chunk.readableBytes) ?? []) }
-    parser.onPartComplete = { parts.complete() }
-    do { try parser.execute(body) } catch {
-      throw .badRequest("the multipart body does not parse: a header line or the line after a boundary is malformed")
+    let delimiter = Array("--\(boundary)".utf8)
+    guard var start = find(delimiter, in: body, from: 0) else {
+      throw .badRequest("the multipart body has no part: its boundary \"\(boundary)\" never appears")
     }
-    if let image = parts.image { return image }
-    guard !parts.open, !parts.names.isEmpty else {
-      throw .badRequest(
-        "the multipart body ends before a part is closed by its boundary \"\(boundary)\" (a truncated upload?)")
+    var names: [String] = []
+    while true {
+      var cursor = start + delimiter.count
+      // "--" after a delimiter closes the body.
+      if body.count >= cursor + 2 && body[cursor] == 0x2D && body[cursor + 1] == 0x2D { break }
+      // The delimiter's line ends with CRLF; the part's headers follow, up to a blank line
+      // (at once when the part has none).
+      guard let lineEnd = find([13, 10], in: body, from: cursor) else {
+        throw .badRequest("a multipart boundary line is not ended (a truncated upload?)")
+      }
+      cursor = lineEnd + 2
+      let headerEnd: Int
+      if body.count >= cursor + 2 && body[cursor] == 13 && body[cursor + 1] == 10 {
+        headerEnd = cursor - 2
+      } else {
+        guard let end = find([13, 10, 13, 10], in: body, from: cursor) else {
+          throw .badRequest("a multipart part has no blank line after its headers")
+        }
+        headerEnd = end
+      }
+      let headers = headerEnd > cursor ? String(decoding: body[cursor..<headerEnd], as: UTF8.self) : ""
+      let contentStart = headerEnd + 4
+      guard let next = find([13, 10] + delimiter, in: body, from: contentStart) else {
+        throw .badRequest("a multipart part is not closed by the boundary (a truncated upload?)")
+      }
+      let disposition = Self.disposition(headers)
+      if disposition.name == "image" {
+        // An empty file name is none: the response's source is then `image`.
+        let fileName = disposition.fileName.flatMap { $0.isEmpty ? nil : $0 }
+        return ImageBody(bytes: Array(body[contentStart..<next]), fileName: fileName)
+      }
+      names.append(disposition.name.map { "\"\($0)\"" } ?? "(unnamed)")
+      start = next + 2
     }
     // The first few fields are named; a body of thousands of parts must not make a megabyte
     // of error message.
-    let names = parts.names
     let shown = names.prefix(5).map { $0.count > 64 ? $0.prefix(64) + "…\"" : $0 }
     let more = names.count > shown.count ? " and \(names.count - shown.count) more" : ""
     throw .badRequest(
-      "the multipart body has no field named image (its fields: \(shown.joined(separator: ", "))\(more))")
+      "the multipart body has no field named image"
+        + (names.isEmpty ? "" : " (its fields: \(shown.joined(separator: ", "))\(more))"))
   }
 
-  /// What the parser's callbacks report, part by part: the first complete `image` part, and
-  /// the names of the others. Only the image's bytes are kept.
-  private final class Parts {
-    var image: ImageBody?
-    var names: [String] = []
-    /// Whether a part has begun (a header or a byte of it seen) and not been closed.
-    var open = false
-    private var name: String?
-    private var fileName: String?
-    private var bytes: [UInt8] = []
-
-    func header(_ name: String, _ value: String) {
-      open = true
-      guard name.lowercased() == "content-disposition" else { return }
-      // `form-data; name="image"; filename="a.jpg"`, read as a media type's parameters.
-      let type = MediaType("x/x;" + value.split(separator: ";").dropFirst().joined(separator: ";"))
-      (self.name, self.fileName) = (type.parameters["name"], type.parameters["filename"])
+  /// The `name` and `filename` of a part's Content-Disposition header.
+  static func disposition(_ headers: String) -> (name: String?, fileName: String?) {
+    for line in headers.split(separator: "\r\n") {
+      guard let colon = line.firstIndex(of: ":"),
+        line[..<colon].trimmingCharacters(in: .whitespaces).lowercased() == "content-disposition"
+      else { continue }
+      let type = MediaType(
+        "x/x;" + line[line.index(after: colon)...].split(separator: ";").dropFirst().joined(separator: ";"))
+      return (type.parameters["name"], type.parameters["filename"])
     }
-
-    func body(_ chunk: [UInt8]) {
-      open = true
-      if name == "image" && image == nil { bytes += chunk }
-    }
-
-    func complete() {
-      if name == "image" && image == nil {
-        // An empty file name is none: the response's source is then `image`.
-        image = ImageBody(bytes: bytes, fileName: fileName.flatMap { $0.isEmpty ? nil : $0 })
-      } else if image == nil {
-        names.append(name.map { "\"\($0)\"" } ?? "(unnamed)")
-      }
-      (open, name, fileName, bytes) = (false, nil, nil, [])
-    }
+    return (nil, nil)
   }
+
+  /// The first index of `needle` in `haystack` at or after `from`, by Knuth, Morris and
+  /// Pratt's search: linear time whatever the boundary (a naive search over a body of dashes
+  /// with a boundary of dashes takes the body's length times the boundary's).
+  static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
+    guard !needle.isEmpty, from >= 0, haystack.count - from >= needle.count else { return nil }
+    // fallback[i]: the longest proper prefix of needle[...i] that is also its suffix.
+    var fallback = [Int](repeating: 0, count: needle.count)
+    var k = 0
+    for i in 1..<needle.count {
+      while k > 0 && needle[i] != needle[k] { k = fallback[k - 1] }
+      if needle[i] == needle[k] { k += 1 }
+      fallback[i] = k
+    }
+    var matched = 0
+    for i in from..<haystack.count {
+      while matched > 0 && haystack[i] != needle[matched] { matched = fallback[matched - 1] }
+      if haystack[i] == needle[matched] { matched += 1 }
+      if matched == needle.count { return i - needle.count + 1 }
+    }
+    return nil
+  }
+
 }

@@ -327,8 +327,27 @@ struct SplitMix64: RandomNumberGenerator {
   }
 }
 
-/// multipart-kit's parser over bodies built to be slow: linear time, whatever the boundary.
+/// The multipart search finds what a naive one finds, in linear time.
 @Suite struct MultipartSearchTests {
+  @Test func findAgreesWithANaiveSearch() {
+    var generator = SplitMix64(seed: 7)
+    for _ in 0..<2000 {
+      let haystack = (0..<Int.random(in: 0..<40, using: &generator)).map { _ in
+        UInt8.random(in: 0...2, using: &generator)
+      }
+      let needle = (0..<Int.random(in: 1..<5, using: &generator)).map { _ in UInt8.random(in: 0...2, using: &generator)
+      }
+      let from = Int.random(in: 0...max(0, haystack.count), using: &generator)
+      let naive =
+        haystack.count - needle.count < from
+        ? nil
+        : (from...(haystack.count - needle.count)).first {
+          Array(haystack[$0..<$0 + needle.count]) == needle
+        }
+      #expect(Multipart.find(needle, in: haystack, from: from) == naive, "\(needle) in \(haystack) from \(from)")
+    }
+  }
+
   /// A body of dashes with a boundary of 70 dashes: 20 MiB searched in well under a second.
   @Test(.timeLimit(.minutes(5))) func dashesWithADashBoundary() throws {
     let boundary = String(repeating: "-", count: 69) + "x"
@@ -341,8 +360,8 @@ struct SplitMix64: RandomNumberGenerator {
     }
   }
 
-  /// An image part of 20 MiB of CR bytes, each of which starts a boundary that fails: the
-  /// parser hands each back as a one-byte chunk (docs/decisions.md has the time).
+  /// An image part of 20 MiB of CR bytes, each of which starts a boundary that fails (which
+  /// multipart-kit handed back one byte at a time: docs/decisions.md).
   @Test(.timeLimit(.minutes(5))) func carriageReturnsInAnImage() throws {
     let head = Array("--b\r\nContent-Disposition: form-data; name=\"image\"\r\n\r\n".utf8)
     let body = head + [UInt8](repeating: 13, count: 20 << 20) + Array("\r\n--b--\r\n".utf8)
