@@ -7,12 +7,17 @@ cost" and "Memory" sections.
   once; its resident memory at rest and its peak (VmHWM), and the bytes a pixel each image
   added;
 - costly options: the worst requests Schemathesis found on a 1x1 JPEG, timed, with the
-  status and the start of the answer.
+  status and the start of the answer;
+- inference: the Open Inference Protocol (/v2) through Triton's own client, on a fresh
+  `--threads 2` server: its resident memory at rest and once both copies have run every bundled
+  model, and each model's time per request with JSON and with binary tensors (median and min of
+  20 after a warm-up), beside the server's own share (`visage_inference_seconds`).
 
-Needs Pillow (.venv-server has it after .ci/server-checks) and the release server:
+Needs Pillow and tritonclient[http] (.venv-server has both after .ci/server-checks) and the
+release server; name sections to run only those:
 
     swift build -c release --package-path Server
-    .venv-server/bin/python Benchmarks/server_costs.py
+    .venv-server/bin/python Benchmarks/server_costs.py [memory] [options] [inference]
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Server", "Tools"))
-from hostile_clients import connect, jpeg, post, receive, resident, zero_png  # noqa: E402
+from hostile_clients import connect, jpeg, metrics, post, receive, resident, zero_png  # noqa: E402
 from server_harness import start_server  # noqa: E402
 
 from PIL import Image  # noqa: E402
@@ -95,6 +100,47 @@ def costly_options() -> None:
     server.stop()
 
 
+def inference(repeats: int = 20) -> None:
+    import numpy as np
+    import tritonclient.http as triton
+
+    server = start_server(BINARY, [], label="inference", threads=2)
+    rest = resident(server.process.pid, "VmRSS")
+    client = triton.InferenceServerClient(f"127.0.0.1:{server.port}")
+    rng = np.random.default_rng(7)
+    for model in ["face_detector", "face_landmarks_detector", "face_blendshapes", "face_detection_full_range"]:
+        spec = client.get_model_metadata(model)
+        for binary in (False, True):
+            inputs = []
+            for tensor in spec["inputs"]:
+                data = rng.random(tensor["shape"], dtype=np.float32)
+                inputs.append(triton.InferInput(tensor["name"], tensor["shape"], "FP32"))
+                inputs[-1].set_data_from_numpy(data, binary_data=binary)
+            outputs = [triton.InferRequestedOutput(t["name"], binary_data=binary) for t in spec["outputs"]]
+            for _ in range(2):  # each copy's interpreter made and warm
+                client.infer(model, inputs, outputs=outputs)
+            before = metrics(server.port)
+            times = []
+            for _ in range(repeats):
+                start = time.perf_counter()
+                client.infer(model, inputs, outputs=outputs)
+                times.append(time.perf_counter() - start)
+            after = metrics(server.port)
+            key = f'visage_inference_seconds_sum{{model="{model}"}}'
+            served = (after.get(key, 0) - before.get(key, 0)) / repeats
+            times.sort()
+            print(f"{model}, {'binary' if binary else 'JSON'}: median {times[len(times) // 2] * 1e3:.1f} ms, "
+                  f"min {times[0] * 1e3:.1f} ms; the server's copy {served * 1e3:.1f} ms a request", flush=True)
+    print(f"resident: {rest >> 20} MB at rest, {resident(server.process.pid, 'VmRSS') >> 20} MB after every model "
+          "on both copies", flush=True)
+    server.stop()
+
+
 if __name__ == "__main__":
-    memory()
-    costly_options()
+    sections = set(sys.argv[1:]) or {"memory", "options", "inference"}
+    if "memory" in sections:
+        memory()
+    if "options" in sections:
+        costly_options()
+    if "inference" in sections:
+        inference()
