@@ -17,8 +17,7 @@ package final class LockedState<Value> {
   }
 }
 
-// Safe: `value` is read and written only under `lock`, and handed in and out only as
-// `Sendable` values.
+// Safe: value is touched only under lock (Mutex needs macOS 15; the library has no NIO).
 extension LockedState: @unchecked Sendable where Value: Sendable {}
 
 /// A value handed to another thread although its type does not say it may be. Each use says
@@ -28,5 +27,5 @@ package struct Unchecked<Value> {
   package init(_ value: Value) { self.value = value }
 }
 
-// Safe as far as each use's reason goes: this type only carries the value over.
+// Safe per use (each says what orders the access); no lock or Sendable copy of the value exists.
 extension Unchecked: @unchecked Sendable {}
