@@ -663,18 +663,8 @@ def main() -> int:
             note("API-key checks skipped (--skip-api-key)")
         else:
             check_api_key(binary, face_data)
-    except CheckFailed as failure:
-        print(f"FAIL {failure}", file=sys.stderr, flush=True)
-        tail = server.tail()
-        if tail:
-            print("--- server log (last lines) ---\n" + tail, file=sys.stderr)
-        return 1
-    except Exception as error:  # the client raising (HTTP errors, parse errors) is a failure too
-        print(f"FAIL {type(error).__name__}: {error}", file=sys.stderr, flush=True)
-        tail = server.tail()
-        if tail:
-            print("--- server log (last lines) ---\n" + tail, file=sys.stderr)
-        return 1
+    except Exception as failure:  # the client raising (HTTP errors, parse errors) is a failure too
+        return server_harness.report_failure(server, failure, CheckFailed)
     finally:
         server.stop()
     print("all checks passed", flush=True)

@@ -184,13 +184,8 @@ def main() -> int:
         for seed, (name, reference) in enumerate(MODELS.items()):
             check_model(client, http, args.visage, name, reference, seed)
         check_refusals(client, http, utils)
-    except (CheckFailed, Exception) as failure:
-        kind = "" if isinstance(failure, CheckFailed) else f"{type(failure).__name__}: "
-        print(f"FAIL {kind}{failure}", file=sys.stderr, flush=True)
-        tail = server.tail()
-        if tail:
-            print("--- server log (last lines) ---\n" + tail, file=sys.stderr)
-        return 1
+    except Exception as failure:  # the client raising is a failure too
+        return server_harness.report_failure(server, failure, CheckFailed)
     finally:
         server.stop()
     print("all checks passed", flush=True)

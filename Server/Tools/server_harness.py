@@ -198,6 +198,18 @@ class Server:
             pass
 
 
+def report_failure(server: Server, failure: BaseException, expected: type | tuple = ()) -> int:
+    """Prints a check script's failure, with the exception's type unless it is one of `expected`
+    (the script's own check failures), and the last lines of the server's log; returns 1, the
+    script's exit status."""
+    kind = "" if isinstance(failure, expected) else f"{type(failure).__name__}: "
+    print(f"FAIL {kind}{failure}", file=sys.stderr, flush=True)
+    tail = server.tail()
+    if tail:
+        print("--- server log (last lines) ---\n" + tail, file=sys.stderr)
+    return 1
+
+
 def start_server(binary: str, args: list[str] = (), label: str = "server", threads: int = 2,
                  timeout: float = 90.0) -> Server:
     """Starts `binary --host 127.0.0.1 --port <free> --threads <threads> *args` in the repository
