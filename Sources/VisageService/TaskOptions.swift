@@ -137,8 +137,8 @@ public enum TaskOptions {
       "range", ranges, "short",
       "short (128×128, faces within ~2 m), full (192×192, faces up to ~5 m) or all (both, also on tiles: every face from ~20 px up; slower)."
     ),
-    TaskOption("any-rotation", .flag, anyRotationHelp),
-    TaskOption("ignore-exif", .flag, ignoreExifHelp),
+    anyRotation,
+    ignoreExif,
     TaskOption(
       "min-detection-confidence", .fraction, "\(detector.minDetectionConfidence)", "Lowest score reported, 0...1."),
     TaskOption(
@@ -148,9 +148,7 @@ public enum TaskOptions {
       "min-face-presence-confidence", .fraction,
       "Check each face with the face landmark model and drop it when its face presence is below this, 0...1 (off by default; about one landmark run per face)."
     ),
-    TaskOption(
-      "tracking", .flag, streamOnly: true,
-      "Add each face's tracking ID, kept while the face stays in view from input to input."),
+    trackingIDs,
   ]
 
   private static let landmark: [TaskOption] = [
@@ -158,8 +156,8 @@ public enum TaskOptions {
       "detector-range", ranges, "short",
       "Which bundled detector finds new faces: short (the bundle's, faces within ~2 m), full (full range, small faces too) or all (both, also on tiles; slower)."
     ),
-    TaskOption("any-rotation", .flag, anyRotationHelp),
-    TaskOption("ignore-exif", .flag, ignoreExifHelp),
+    anyRotation,
+    ignoreExif,
     TaskOption("num-faces", .count(faceCounts), "\(landmarker.numFaces)", "The most faces to find, at least 1."),
     TaskOption(
       "min-face-detection-confidence", .fraction, "\(landmarker.minFaceDetectionConfidence)",
@@ -177,9 +175,7 @@ public enum TaskOptions {
     TaskOption(
       "metric-mesh", .flag, "Add each face's metric mesh: MediaPipe's FaceGeometry.mesh, 468 points in centimetres."),
     TaskOption("iris-distance", .flag, "Add each eye's distance from the camera in millimetres, from its iris's size."),
-    TaskOption(
-      "tracking", .flag, streamOnly: true,
-      "Add each face's tracking ID, kept while the face stays in view from input to input."),
+    trackingIDs,
     TaskOption("scores", .flag, "Add the detection score and face presence that admitted each face."),
     TaskOption(
       "camera-fov", .degrees, "\(landmarker.cameraVerticalFieldOfView)",
@@ -198,8 +194,8 @@ public enum TaskOptions {
       "performance", .choice(["fast", "accurate"]), analyzer.performanceMode.rawValue,
       "fast (short-range detector) or accurate (every scale, as detect --range all: small, distant and close-up faces)."
     ),
-    TaskOption("any-rotation", .flag, anyRotationHelp),
-    TaskOption("ignore-exif", .flag, ignoreExifHelp),
+    anyRotation,
+    ignoreExif,
     TaskOption("landmarks", .flag, "Report the ten landmarks of each face."),
     TaskOption("contours", .flag, "Report the fifteen contours of each face."),
     TaskOption("classification", .flag, "Report smiling and eye-open probabilities."),
@@ -211,10 +207,18 @@ public enum TaskOptions {
     TaskOption("max-faces", .count(faceCounts), "\(analyzer.maximumFaceCount)", "The most faces analyzed per image."),
   ]
 
-  private static let anyRotationHelp =
+  // The options several tasks take in the same words.
+  private static let anyRotation = TaskOption(
+    "any-rotation", .flag,
     "Also look for faces in the image turned by 90°, 180° and 270° (sideways and upside-down faces; ~4× the detector's time)."
-  private static let ignoreExifHelp =
+  )
+  private static let ignoreExif = TaskOption(
+    "ignore-exif", .flag,
     "Use the stored pixels as they are, ignoring the Exif orientation of JPEG and PNG files (by default they are turned upright, as a viewer shows them)."
+  )
+  private static let trackingIDs = TaskOption(
+    "tracking", .flag, streamOnly: true,
+    "Add each face's tracking ID, kept while the face stays in view from input to input.")
 
   /// The table's word for a smoothing.
   public static func smoothingName(_ smoothing: LandmarkSmoothing) -> String {

@@ -30,8 +30,7 @@ struct Analyze: ParsableCommand {
   var model: String?
 
   @Option(help: .shared("performance", of: .analyze))
-  var performance = FaceAnalyzerOptions.PerformanceMode(
-    rawValue: TaskOptions.option("performance", of: .analyze).defaultValue ?? "")!
+  var performance: FaceAnalyzerOptions.PerformanceMode = TaskOptions.choice("performance", of: .analyze)
 
   @Flag(help: .shared("any-rotation", of: .analyze))
   var anyRotation = false

@@ -25,7 +25,7 @@ struct Detect: ParsableCommand {
   var model: String?
 
   @Option(help: .shared("range", of: .detect))
-  var range = DetectorRange(rawValue: TaskOptions.option("range", of: .detect).defaultValue ?? "")!
+  var range: DetectorRange = TaskOptions.choice("range", of: .detect)
 
   @Flag(help: .shared("any-rotation", of: .detect))
   var anyRotation = false

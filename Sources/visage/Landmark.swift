@@ -28,7 +28,7 @@ struct Landmark: ParsableCommand {
   var model: String?
 
   @Option(help: .shared("detector-range", of: .landmark))
-  var detectorRange = DetectorRange(rawValue: TaskOptions.option("detector-range", of: .landmark).defaultValue ?? "")!
+  var detectorRange: DetectorRange = TaskOptions.choice("detector-range", of: .landmark)
 
   @Flag(help: .shared("any-rotation", of: .landmark))
   var anyRotation = false
@@ -102,7 +102,7 @@ struct Landmark: ParsableCommand {
   }
 
   @Option(help: .shared("smoothing", of: .landmark))
-  var smoothing = SmoothingChoice(rawValue: TaskOptions.option("smoothing", of: .landmark).defaultValue ?? "")!
+  var smoothing: SmoothingChoice = TaskOptions.choice("smoothing", of: .landmark)
 
   @Option(
     parsing: .unconditional,

@@ -16,4 +16,9 @@ extension TaskOptions {
   static func number<Value: LosslessStringConvertible>(_ name: String, of task: FaceTaskKind) -> Value {
     Value(option(name, of: task).defaultValue ?? "")!
   }
+
+  /// The default of `task`'s choice `name`, from the table (one of its choices, so it parses).
+  static func choice<Value: RawRepresentable<String>>(_ name: String, of task: FaceTaskKind) -> Value {
+    Value(rawValue: option(name, of: task).defaultValue ?? "")!
+  }
 }
