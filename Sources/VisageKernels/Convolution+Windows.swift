@@ -8,9 +8,9 @@
 /// Padding values are real zeros here, where the reference skips them: x·0 = ±0 added to a
 /// sum that starts at +0 leaves it unchanged, so the results stay bit-identical for any
 /// finite filter.
-// Safe: the offsets are only read once made; a parallel `fill` writes disjoint rows of
+// Threads: the offsets are only read once made; a parallel `fill` writes disjoint rows of
 // `padded`, which is read only once the fill is done.
-final class Windows: @unchecked Sendable {
+final class Windows {
   let geometry: ConvolutionGeometry
   /// Rows and columns of the image the windows are read from.
   let imageHeight: Int

@@ -10,9 +10,9 @@
 public enum Convolution {}
 
 /// A convolution prepared once: weights copied, scratch allocated, ready to run many times.
-// Safe: the weights are only read once made; the scratch is used by one `run` at a time,
-// each thread on rows of its own (callers serialise runs, as the interpreter does).
-public final class ConvolutionPlan: @unchecked Sendable {
+// Not `Sendable`: its scratch belongs to one `run` at a time (the interpreter's). Within a
+// run the pool's threads share it, each on rows of its own; the weights are only read.
+public final class ConvolutionPlan {
   /// Which matrix multiply runs the convolution.
   public enum Backend: Sendable {
     /// `PackedGEMM`: weights packed into 16-column panels at load, sums in reference order.

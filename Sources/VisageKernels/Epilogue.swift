@@ -41,8 +41,8 @@ extension Epilogue {
   /// the residual by the offset it passes, and only for channels below `residualChannels`
   /// (the rest get +0, as after a zero PAD of the channels). A missing bias or residual is
   /// not added at all (adding +0 would turn -0 into +0).
-  // Safe: the pointers are only read, by threads working on disjoint channels and rows.
-  public struct Bound: @unchecked Sendable {
+  // Threads: the pointers are only read, by the pool's threads on disjoint channels and rows.
+  public struct Bound {
     /// One value per channel, or nil.
     public var bias: UnsafePointer<Float>?
     /// The residual, or nil.

@@ -13,8 +13,8 @@ import CVisageISA
 /// an optional residual and the clamp, exactly as the reference convolution orders them, so
 /// results match `reference` to the bit (where the compiler does not contract the multiply
 /// and add into a fused multiply-add).
-// Safe: the packed panels and bias are written only in `init`, then only read.
-public final class LeftPackedGEMM: @unchecked Sendable {
+// Threads: the packed panels and bias are written only in `init`, then only read.
+public final class LeftPackedGEMM {
   /// Output rows.
   public let m: Int
   /// Reduction length.

@@ -17,8 +17,8 @@ import CVisageISA
 /// to the accumulators before they are stored, in the order separate operators would apply
 /// it, so C is written once and never re-read. The micro-kernels keep their own unrolled
 /// copy of those steps (see PackedGEMM+Finish.swift), taking their parameters from it.
-// Safe: the packed panels, bias and slopes are written only in `init`, then only read.
-public final class PackedGEMM: @unchecked Sendable {
+// Threads: the packed panels, bias and slopes are written only in `init`, then only read.
+public final class PackedGEMM {
   /// Output columns.
   public let n: Int
   /// Reduction length.

@@ -4,9 +4,9 @@ import VisageKernels
 ///
 /// The interpreter keeps constants and its activation arena in these so that prepared
 /// steps can hold plain pointers into them.
-// Safe: the pointer never changes; constants are written before sharing, the arena by one
-// interpreter run at a time.
-public final class ConstantBuffer: @unchecked Sendable {
+// Not `Sendable`: an arena is written by one interpreter run at a time; the pointer never
+// changes, so steps planned against it stay valid.
+public final class ConstantBuffer {
   /// The first value.
   public let pointer: UnsafeMutablePointer<Float>
   /// Number of values.

@@ -41,8 +41,9 @@ extension WorkPool {
 }
 
 /// The outputs of `forEachInOrder` waiting for those before them, and who delivers.
-// Safe: its state is touched only under `condition`, and one thread delivers at a time.
-private final class InOrder<Output>: @unchecked Sendable {
+// Threads: the pool's threads finish outputs; its state is touched only under `condition`,
+// and one thread delivers at a time.
+private final class InOrder<Output> {
   private let condition = NSCondition()
   private let deliver: (Output) -> Void
   // Under `condition`: outputs finished and not delivered by slot, how many are delivered,
