@@ -35,7 +35,8 @@ let package = Package(
     .library(name: "Visage", targets: ["Visage"]),
     .library(name: "VisageImageIO", targets: ["VisageImageIO"]),
     .library(name: "VisageMLKit", targets: ["VisageMLKit"]),
-    .library(name: "VisageService", targets: ["VisageService"]),
+    .library(name: "VisageReports", targets: ["VisageReports"]),
+    .library(name: "VisageHosting", targets: ["VisageHosting"]),
     .executable(name: "visage", targets: ["visage"]),
   ],
   dependencies: [
@@ -101,16 +102,20 @@ let package = Package(
       name: "VisageMLKit", dependencies: ["Visage", "VisageImageIO"],
       resources: [.copy("Models/face_landmarker.task"), .copy("Models/face_detection_full_range.tflite")]),
 
-    // What the command line and visage-server (Server/) share: results encoded as one JSON
-    // (key order kept), the work pool of task copies, the bundled models' folder.
-    .target(name: "VisageService", dependencies: ["Visage", "VisageImageIO", "CAllocator"]),
+    // What the command line and visage-server (Server/) write: results and failures as JSON,
+    // key order kept.
+    .target(name: "VisageReports", dependencies: ["Visage", "VisageImageIO"]),
+    // What a program hosting the face tasks needs: the one table of the tasks' options, the
+    // work pool of task copies, the bundled models' folder, the process's environment and
+    // memory settings.
+    .target(name: "VisageHosting", dependencies: ["Visage", "VisageKernels", "CAllocator"]),
 
     // MARK: Executables
 
     .executableTarget(
       name: "visage",
       dependencies: [
-        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageService", "CAllocator",
+        "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageReports", "VisageHosting", "CAllocator",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -144,7 +149,8 @@ let package = Package(
       dependencies: [
         "VisageImageIO", "Visage", "VisageTestSupport", .target(name: "CPNG", condition: .when(platforms: nonApple)),
       ]),
-    .testTarget(name: "VisageServiceTests", dependencies: ["VisageService", "Visage", "VisageTestSupport"]),
+    .testTarget(name: "VisageReportsTests", dependencies: ["VisageReports", "Visage", "VisageTestSupport"]),
+    .testTarget(name: "VisageHostingTests", dependencies: ["VisageHosting", "VisageTestSupport"]),
     .testTarget(
       name: "VisageRuntimeTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
@@ -153,7 +159,8 @@ let package = Package(
     .testTarget(
       name: "VisageCLITests",
       dependencies: [
-        "visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTFLite", "VisageService", "VisageTestSupport",
+        "visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTFLite", "VisageReports", "VisageHosting",
+        "VisageTestSupport",
       ]),
   ]
 )

@@ -32,7 +32,7 @@ let package = Package(
       name: "VisageRequests",
       dependencies: [
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
-        .product(name: "VisageService", package: "Visage"),
+        .product(name: "VisageReports", package: "Visage"), .product(name: "VisageHosting", package: "Visage"),
       ]),
     // The routes, limits, metrics and live stream on Hummingbird.
     .target(
@@ -40,7 +40,7 @@ let package = Package(
       dependencies: [
         "VisageRequests",
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
-        .product(name: "VisageService", package: "Visage"),
+        .product(name: "VisageReports", package: "Visage"), .product(name: "VisageHosting", package: "Visage"),
         // The Open Inference Protocol's models run on the runtime itself (/v2/models).
         .product(name: "VisageRuntime", package: "Visage"), .product(name: "VisageTFLite", package: "Visage"),
         .product(name: "Hummingbird", package: "hummingbird"),
@@ -60,7 +60,7 @@ let package = Package(
     .executableTarget(
       name: "visage-server",
       dependencies: [
-        "VisageServer", .product(name: "VisageService", package: "Visage"),
+        "VisageServer", .product(name: "VisageHosting", package: "Visage"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(

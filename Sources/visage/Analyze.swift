@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import Visage
+import VisageHosting
 import VisageImageIO
-import VisageService
+import VisageReports
 
 struct Analyze: ParsableCommand {
   /// The analyzer's blendshapes come with `--classification`.

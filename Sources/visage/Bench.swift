@@ -1,10 +1,10 @@
 import ArgumentParser
 import Foundation
 import Visage
+import VisageHosting
 import VisageImageIO
 import VisageKernels
 import VisageRuntime
-import VisageService
 import VisageTFLite
 
 struct Bench: ParsableCommand {

@@ -1,5 +1,4 @@
 import Foundation
-import VisageService
 import VisageTFLite
 
 /// File names that are not UTF-8, which Linux allows (`lat\xe9.png` from an old archive):

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import VisageService
 
 /// The options `detect`, `landmark` and `analyze` share: where the frames come from, the
 /// frame rate, threads, and how results are written.

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Visage
 import VisageImageIO
-import VisageService
 import VisageTFLite
 
 /// One input of a batch or one frame of a stream: its position, the name it is reported

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import Visage
-import VisageService
+import VisageHosting
+import VisageReports
 import VisageTFLite
 
 struct Landmark: ParsableCommand {

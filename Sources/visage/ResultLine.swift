@@ -1,7 +1,7 @@
 import Visage
-import VisageService
+import VisageReports
 
-/// The command line's JSON values are VisageService's, which keep key order.
+/// The command line's JSON values are VisageReports', which keep key order.
 typealias JSON = JSONValue
 
 /// One input's `--output json` line (docs/cli.md): the frame's fields, then the result's own,

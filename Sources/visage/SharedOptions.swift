@@ -1,8 +1,8 @@
 import ArgumentParser
-import VisageService
+import VisageHosting
 
 // The face tasks' options that visage-server shares take their help and defaults from the one
-// table, VisageService's `TaskOptions`; `TaskOptionTableTests` holds the flags to it.
+// table, VisageHosting's `TaskOptions`; `TaskOptionTableTests` holds the flags to it.
 
 extension ArgumentHelp {
   /// The help of `task`'s option `name`, from the table.

@@ -1,5 +1,5 @@
 import Visage
-import VisageService
+import VisageHosting
 
 /// What `detect` and `landmark` call on their task: `FaceDetector` and `FaceLandmarker`
 /// name these methods alike, as MediaPipe does.

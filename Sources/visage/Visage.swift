@@ -1,8 +1,8 @@
 import ArgumentParser
 import CAllocator
 import Foundation
+import VisageHosting
 import VisageKernels
-import VisageService
 import VisageTFLite
 
 @main

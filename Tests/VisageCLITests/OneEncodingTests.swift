@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Visage
 import VisageImageIO
-import VisageService
+import VisageReports
 import VisageTestSupport
 
 /// The command line's lines come from the library results' one encoding (`ImageReport` over

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import VisageService
+import VisageHosting
 
 /// The command line's detect, landmark and analyze flags are the one option table's
-/// (VisageService's `TaskOptions`): the same names, help, defaults and choices; every other
+/// (VisageHosting's `TaskOptions`): the same names, help, defaults and choices; every other
 /// flag is one the table lists as the command line's own.
 @Suite struct TaskOptionTableTests {
   @Test(arguments: FaceTaskKind.allCases) func theFlagsAreTheTables(_ task: FaceTaskKind) throws {

@@ -1,7 +1,6 @@
 import Foundation
 import Visage
 import VisageImageIO
-import VisageService
 
 /// Google Cloud Vision's `images:annotate` for `FACE_DETECTION` (docs/server.md, "Cloud
 /// Vision's API"): the request read into per-image work, and Visage's analysis written as

@@ -1,6 +1,6 @@
 import Foundation
 import Visage
-import VisageService
+import VisageReports
 
 // Cloud Vision's response messages (`BatchAnnotateImagesResponse` and what it holds, in the
 // proto's field order), each built in one place from Visage's analysis.

@@ -1,4 +1,4 @@
-import VisageService
+import VisageReports
 
 /// Every failure's body, built here and nowhere else: `{"error": {"code", "status",
 /// "message"}}`, as Google's APIs write theirs (docs/server.md). A live stream's frame adds its

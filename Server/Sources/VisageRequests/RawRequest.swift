@@ -1,5 +1,5 @@
+import VisageHosting
 import VisageImageIO
-import VisageService
 
 /// A request as raw bytes, for the fuzz harness (Fuzz/Sources/FuzzRequests) and the replay of
 /// its findings (Tests/Fixtures/fuzz/requests): the first line is the Content-Type, the second

@@ -1,6 +1,7 @@
 import Visage
+import VisageHosting
 import VisageImageIO
-import VisageService
+import VisageReports
 
 /// What the server's tasks are made from: the bundled models, found once at start, and the
 /// bound on a wider search's work that every task is given.

@@ -1,4 +1,4 @@
-import VisageService
+import VisageHosting
 
 /// What a request asks of its task: the kind, and its options as the `visage` subcommand's
 /// long options without the dashes (`?num-faces=4&blendshapes=true`), checked and written in

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import VisageReports
 import VisageRequests
-import VisageService
 
 /// Every failure's response: its `ErrorEnvelope`, with extra headers where the status needs
 /// them (Retry-After).

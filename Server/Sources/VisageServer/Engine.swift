@@ -2,11 +2,12 @@ import Foundation
 import HTTPTypes
 import NIOConcurrencyHelpers
 import Visage
+import VisageHosting
 import VisageImageIO
+import VisageReports
 import VisageRequests
-import VisageService
 
-/// The server's work: `threads` one-thread task copies behind a bounded queue (VisageService's
+/// The server's work: `threads` one-thread task copies behind a bounded queue (VisageHosting's
 /// `WorkPool`, which `visage --threads N` runs its batches on), the admission that bounds
 /// memory, readiness, and the live streams' count.
 public final class Engine: Sendable {

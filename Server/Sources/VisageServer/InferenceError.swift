@@ -1,8 +1,8 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import VisageReports
 import VisageRequests
-import VisageService
 
 /// The Open Inference Protocol's error response: `{"error": "<message>"}` with its status,
 /// and headers where the status needs them (Retry-After, Allow).

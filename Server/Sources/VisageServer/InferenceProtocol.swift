@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import VisageReports
 import VisageRuntime
-import VisageService
 
 /// The Open Inference Protocol's REST routes (KServe v2, as Triton serves it), with its binary
 /// tensor data extension: server and model metadata, health, and inference on the models of

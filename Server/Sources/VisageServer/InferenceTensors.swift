@@ -1,6 +1,6 @@
 import Foundation
+import VisageReports
 import VisageRuntime
-import VisageService
 
 /// An inference request's body (`POST /v2/models/{name}/infer`) read and checked against its
 /// model: the inputs as tensors in the model's order, and the outputs to answer, each as JSON

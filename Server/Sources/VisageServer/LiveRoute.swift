@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
+import VisageHosting
 import VisageRequests
-import VisageService
 
 /// `GET /v1/live?task=landmark|detect|analyze&…`: a WebSocket on which each binary message is
 /// an encoded frame and each gets one text message back, in order (`LiveSession`).

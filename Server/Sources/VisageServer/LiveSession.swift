@@ -2,8 +2,8 @@ import Foundation
 import NIOConcurrencyHelpers
 import Visage
 import VisageImageIO
+import VisageReports
 import VisageRequests
-import VisageService
 
 /// One `/v1/live` stream: its own task in live-stream mode, so tracking and smoothing are its
 /// own. Each frame gets one reply, in order: its result, `"dropped": true` when the flow

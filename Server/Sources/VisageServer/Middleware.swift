@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import VisageRequests
-import VisageService
 
 /// Turns every error a route or the router throws into the one envelope (`APIError`): the
 /// router's empty 404 and 413 included. Anything unexpected is a 500, which is a bug: it is

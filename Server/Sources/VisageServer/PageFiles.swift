@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Visage
-import VisageService
+import VisageReports
 
 /// The page at `/` (docs/server.md, "The page"): static HTML, CSS and JS read once at start
 /// and held in memory, plus `mesh-connections.json`, the library's drawing tables, so that the

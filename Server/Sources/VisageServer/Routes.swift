@@ -3,8 +3,9 @@ import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
 import NIOCore
+import VisageHosting
+import VisageReports
 import VisageRequests
-import VisageService
 
 /// The HTTP routes (docs/server.md): the three image tasks, Cloud Vision's `images:annotate`,
 /// the page, health, readiness and metrics.

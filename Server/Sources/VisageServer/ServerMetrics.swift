@@ -1,7 +1,7 @@
 import Foundation
 import Prometheus
+import VisageHosting
 import VisageRequests
-import VisageService
 
 /// What `/metrics` shows, in Prometheus's text format: requests by route and status, their
 /// latency, requests in flight and queued, rejections, dropped live frames and model time.

@@ -1,8 +1,8 @@
 import Visage
 import VisageImageIO
+import VisageReports
 import VisageRequests
 import VisageRuntime
-import VisageService
 
 /// One task copy's tasks: one per distinct request (`TaskRequest.cacheKey`, or Cloud Vision's
 /// `maxResults`), the least recently used dropped beyond `capacity`, so memory stays bounded

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import VisageHosting
 import VisageRequests
 import VisageServer
-import VisageService
 
 /// `visage-server`: the Visage engine over HTTP and WebSocket (docs/server.md).
 @main

@@ -6,7 +6,6 @@ import NIOCore
 import Testing
 import Visage
 import VisageImageIO
-import VisageService
 
 @testable import VisageRequests
 @testable import VisageServer

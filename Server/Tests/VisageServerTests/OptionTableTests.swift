@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import VisageService
+import VisageHosting
 
-/// `Server/openapi.yaml`'s query parameters are the one option table's (VisageService's
+/// `Server/openapi.yaml`'s query parameters are the one option table's (VisageHosting's
 /// `TaskOptions`): each route lists its task's options, and each parameter's description is
 /// the option's help, its schema the option's kind, choices and default.
 @Suite struct OptionTableTests {

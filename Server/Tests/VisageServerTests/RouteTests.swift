@@ -6,7 +6,7 @@ import NIOCore
 import Testing
 import Visage
 import VisageImageIO
-import VisageService
+import VisageReports
 
 @testable import VisageRequests
 @testable import VisageServer

@@ -5,8 +5,8 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import Testing
+import VisageHosting
 import VisageRequests
-import VisageService
 
 @testable import VisageServer
 

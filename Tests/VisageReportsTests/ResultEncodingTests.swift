@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import Visage
-import VisageService
+import VisageReports
 
 /// The results' one encoding: the ordered encoder keeps the order the types write, writes
 /// non-finite floats as null, and otherwise says what `JSONEncoder` says of the same values,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import VisageService
+import VisageHosting
 import VisageTestSupport
 
 /// The work pool the command line's batches and visage-server's requests run on: order,
