@@ -66,12 +66,12 @@ import VisageTestSupport
   /// the code achieves, so that a change that loosens parity fails here, not only in the
   /// docs/parity.md's table. Measured on x86-64 Linux with
   /// `swift test -c release --filter LandmarkerParityTests/worstCaseDifferences`, at the
-  /// baseline level (`VISAGE_MAX_ISA=baseline`) and at AVX2 (fused multiply-adds):
+  /// baseline level (`VISAGE_MAX_ISA=baseline`) and at AVX-512 (fused multiply-adds):
   /// - image mode, 21 faces: mean x,y 1.94e-6 / 1.84e-6, max x,y 5.05e-5 / 5.01e-5, max z
   ///   6.98e-5 / 6.55e-5, blendshapes 1.37e-3 / 1.57e-3, rotation 3.33e-4 / 2.98e-4,
   ///   translation 4.99e-3 / 4.25e-3 cm;
-  /// - video mode, 83 faces: mean x,y 1.71e-5 / 1.51e-5, max x,y 7.82e-4 / 5.68e-4, max z
-  ///   2.65e-4 / 3.52e-4, blendshapes 2.33e-2 / 1.55e-2, rotation 1.17e-3 / 8.44e-4,
+  /// - video mode, 83 faces: mean x,y 1.58e-5 / 1.53e-5, max x,y 7.80e-4 / 5.68e-4, max z
+  ///   2.90e-4 / 3.52e-4, blendshapes 1.86e-2 / 1.55e-2, rotation 1.26e-3 / 8.44e-4,
   ///   translation 1.22e-2 / 2.80e-2 cm.
   /// Each bound is the larger figure plus about 20% (video blendshapes: the per-frame bar,
   /// 2.5e-2). Video frames feed each result into the next frame's region, which amplifies

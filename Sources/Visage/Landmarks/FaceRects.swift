@@ -18,7 +18,13 @@ enum FaceRects {
     let y1 = end.y * Float(imageHeight)
     // MediaPipe subtracts from the target angle, so a level line gives +0, never −0.
     let target: Float = 0
-    return normalizeRadians(target - atan2(-(y1 - y0), x1 - x0))
+    // MediaPipe's `std::atan2` on floats is the C library's `atan2f`, which glibc rounds
+    // correctly only from 2.41 (before, about 1 input in 5 comes out a float step off). One
+    // step turns a small face's region enough to move its landmarks by 1e-4, so the builds
+    // differed by platform. In double, then rounded once, the angle is the correctly rounded
+    // float everywhere (its error is far below a float step): arm64 and x86-64 agree.
+    let angle = Float(atan2(Double(-(y1 - y0)), Double(x1 - x0)))
+    return normalizeRadians(target - angle)
   }
 
   /// The landmark region for a projected detection: its box centre and size, turned by the
