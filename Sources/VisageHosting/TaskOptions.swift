@@ -228,4 +228,9 @@ public enum TaskOptions {
     case .off: "off"
     }
   }
+
+  /// The smoothing the table's word names (`smoothingName`'s inverse); nil for another word.
+  public static func smoothing(named name: String) -> LandmarkSmoothing? {
+    [LandmarkSmoothing.everyFace, .mediaPipe, .off].first { smoothingName($0) == name }
+  }
 }

@@ -76,19 +76,6 @@ public struct FacesResult: Encodable {
   public init(faces: [Face]) { self.faces = faces }
 }
 
-/// The line or response for an input that gave no result: `{"source", "error"}`.
-public struct FailureReport: Encodable {
-  /// The input's name.
-  public var source: String
-  /// The error's message.
-  public var error: String
-  /// Creates a failure report.
-  public init(source: String, error: String) {
-    self.source = source
-    self.error = error
-  }
-}
-
 /// Which of a landmarker's optional outputs were asked for (`--blendshapes`,
 /// `--transformation-matrices`, `--head-pose`, …): each one asked for is written, even when
 /// no face has it, and the others are left out. Other results ignore it.

@@ -31,7 +31,8 @@ public enum CloudVision {
       self.message = message
     }
 
-    static func invalidArgument(_ message: String) -> Status { Status(code: 3, message: message) }
+    /// `INVALID_ARGUMENT` (3): the request or its image is at fault.
+    public static func invalidArgument(_ message: String) -> Status { Status(code: 3, message: message) }
     static func unimplemented(_ message: String) -> Status { Status(code: 12, message: message) }
 
     /// The image's whole response: `{"error": {"code", "message"}}`.

@@ -132,7 +132,7 @@ extension TaskRequest {
     options.searchesAllScales = range == "all"
     options.fullRangeDetectorModelAssetPath = range == "all" ? models.fullRange : nil
     options.searchesAnyRotation = flag("any-rotation")
-    options.minFacePresenceConfidence = values["min-face-presence-confidence"].flatMap(Float.init)
+    options.minFacePresenceConfidence = optionalNumber("min-face-presence-confidence")
     // The landmark model for the presence check: the bundle's (the short-range model is
     // named inside it; the full-range file is not).
     options.landmarksModelAssetPath = range == "full" ? models.bundle : nil
@@ -163,12 +163,8 @@ extension TaskRequest {
     options.isTrackingEnabled = flag("tracking")
     options.cameraVerticalFieldOfView = number("camera-fov")
     options.usesImageFocalLength = flag("camera-from-exif")
-    options.landmarkSmoothing =
-      switch choice("smoothing") {
-      case "mediapipe": .mediaPipe
-      case "off": .off
-      default: .everyFace
-      }
+    // The value was checked against the table's words when the request was read.
+    options.landmarkSmoothing = TaskOptions.smoothing(named: choice("smoothing")) ?? options.landmarkSmoothing
     options.faceDetectorModelAssetPath = range == "full" ? models.fullRange : nil
     options.searchesAllScales = range == "all"
     options.fullRangeDetectorModelAssetPath = range == "all" ? models.fullRange : nil

@@ -47,9 +47,13 @@ public struct TaskRequest: Hashable, Sendable {
   }
 
   /// A flag's value (false when absent).
-  public func flag(_ name: String) -> Bool { values[name] == "true" }
-  /// A number's value, or the table's default when absent.
+  public func flag(_ name: String) -> Bool { value(name) == "true" }
+  /// A number's value, or the table's default when absent (NaN for an option with none: use
+  /// `optionalNumber` for those).
   public func number(_ name: String) -> Float { Float(value(name)) ?? .nan }
+  /// A number's value, or the table's default when absent; nil for an option that is off
+  /// unless given.
+  public func optionalNumber(_ name: String) -> Float? { Float(value(name)) }
   /// A count's value, or the table's default when absent.
   public func count(_ name: String) -> Int { Int(value(name)) ?? 0 }
   /// A choice's value, or the table's default when absent.

@@ -11,7 +11,7 @@ import NIOCore
 /// `--idle-timeout` at most, so the reserve's memory is bounded as the limit's is.
 final class ConnectionLimit: Sendable {
   /// Connections accepted beyond the limit, for probes.
-  static let reserve = 8
+  static let reserve = ServerConfiguration.connectionReserve
 
   let limit: Int
   /// Connections open within the limit.

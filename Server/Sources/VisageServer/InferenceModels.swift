@@ -1,3 +1,4 @@
+import VisageHosting
 import VisageRequests
 import VisageRuntime
 import VisageTFLite
@@ -8,8 +9,6 @@ import VisageTFLite
 struct InferenceModel: Sendable {
   /// The name in the protocol's paths.
   let name: String
-  /// Where it was read from: `bundle.task:entry.tflite`, or a `.tflite` path.
-  let reference: String
   let model: TFLiteModel
   /// The inputs' names and shapes, in the model's order: the shapes a request must give.
   let inputs: [TensorInfo]
@@ -23,7 +22,6 @@ struct InferenceModel: Sendable {
   /// run stops the server at start rather than failing its first request.
   init(name: String, reference: String) throws {
     self.name = name
-    self.reference = reference
     model = try ModelSource.model(at: reference)
     let interpreter = try Interpreter(model: model)
     inputs = zip(model.inputNames, interpreter.inputShapes).map { TensorInfo(name: $0, shape: $1) }
@@ -41,13 +39,12 @@ public struct InferenceModels: Sendable {
 
   /// The bundled models' names: the face landmarker bundle's three entries, and the
   /// full-range detector.
-  public static let bundledNames = [
-    "face_detector", "face_landmarks_detector", "face_blendshapes", "face_detection_full_range",
-  ]
+  public static let bundledNames = BundledWeights.modelNames
 
-  /// The bundled models' names and where `models` has them.
+  /// The bundled models' names and where `models` has them: the full-range detector is a
+  /// file of its own, the others are entries of the bundle.
   static func bundled(_ models: ServerModels) -> [(name: String, path: String)] {
-    bundledNames.dropLast().map { ($0, "\(models.bundle):\($0).tflite") } + [(bundledNames[3], models.fullRange)]
+    bundledNames.map { ($0, $0 == "face_detection_full_range" ? models.fullRange : "\(models.bundle):\($0).tflite") }
   }
 
   /// Reads every model once. A name given twice, or one of the bundled names given again, is

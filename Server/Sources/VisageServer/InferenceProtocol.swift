@@ -40,7 +40,9 @@ struct InferenceRoutes {
       let ready = !engine.isDraining
       return Response.json(.object([("ready", .bool(ready))]), status: ready ? .ok : .serviceUnavailable)
     }
-    for path in ["/v2", "/v2/health/live", "/v2/health/ready"] { refuseOtherMethods(open, path, allowed: .get) }
+    for path in ["/v2", "/v2/health/live", "/v2/health/ready"] {
+      refuseOtherMethods(open, path, allowed: .get, error: InferenceError.init)
+    }
 
     for prefix in ["/v2/models/:name", "/v2/models/:name/versions/:version"] {
       models.get(RouterPath(prefix)) { _, context in Response.json(metadata(try model(context))) }
@@ -53,9 +55,9 @@ struct InferenceRoutes {
       models.post(RouterPath(prefix + "/infer")) { request, context in
         try await infer(try model(context), request, context)
       }
-      refuseOtherMethods(models, prefix, allowed: .get)
-      refuseOtherMethods(models, prefix + "/ready", allowed: .get)
-      refuseOtherMethods(models, prefix + "/infer", allowed: .post)
+      refuseOtherMethods(models, prefix, allowed: .get, error: InferenceError.init)
+      refuseOtherMethods(models, prefix + "/ready", allowed: .get, error: InferenceError.init)
+      refuseOtherMethods(models, prefix + "/infer", allowed: .post, error: InferenceError.init)
     }
   }
 
@@ -134,20 +136,5 @@ struct InferenceRoutes {
       status: .ok,
       headers: [.contentType: "application/octet-stream", Self.headerLength: "\(answer.header.count)"],
       body: .init(byteBuffer: body))
-  }
-
-  /// 405 with `Allow`, in the protocol's envelope, for the methods a path does not take (on a
-  /// GET path, HEAD is answered as GET is, by `HeadAsGetRouter`).
-  private func refuseOtherMethods(
-    _ group: RouterGroup<VisageRequestContext>, _ path: String, allowed: HTTPRequest.Method
-  ) {
-    for method: HTTPRequest.Method in [.get, .post, .put, .delete, .patch, .head, .options, .trace]
-    where method != allowed && !(allowed == .get && method == .head) {
-      group.on(RouterPath(path), method: method) { request, _ -> Response in
-        throw InferenceError(
-          .methodNotAllowed, "\(request.uri.path) takes \(allowed.rawValue), not \(method.rawValue)",
-          headers: [.allow: allowed.rawValue])
-      }
-    }
   }
 }

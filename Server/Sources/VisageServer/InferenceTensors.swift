@@ -105,7 +105,9 @@ struct InferenceRequest {
         values = Self.floats(binary[offset..<(offset + size)])
         offset += size
       }
-      tensors[index] = try? Tensor(shape: expected, values: values)
+      do { tensors[index] = try Tensor(shape: expected, values: values) } catch {
+        throw .badRequest("the input '\(input.name)' does not make a tensor of shape \(expected): \(error)")
+      }
     }
     guard offset == binary.endIndex else {
       throw .badRequest(

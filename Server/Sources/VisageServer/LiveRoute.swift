@@ -92,11 +92,10 @@ struct LiveRoute {
 
   /// The stream's task and options from its query.
   static func taskRequest(_ request: Request) throws -> TaskRequest {
-    let query = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
-    guard let name = query.first(where: { $0.name == "task" })?.value, let kind = FaceTaskKind(rawValue: name) else {
+    guard let name = request.uri.queryParameters["task"], let kind = FaceTaskKind(rawValue: String(name)) else {
       throw RequestError.badRequest("/v1/live needs task=landmark, detect or analyze")
     }
-    return try TaskRequest(kind: kind, query: query, live: true, ignored: ["task", "key"])
+    return try TaskRequest(kind: kind, uri: request.uri, live: true, ignored: ["task", "key"])
   }
 
   static func carriesKey(_ request: Request, _ keys: [[UInt8]]) -> Bool {

@@ -10,20 +10,29 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
     -> Response
   {
-    do { return try await next(request, context) } catch let error as APIError {
-      throw error
-    } catch let error as RequestError {
-      throw APIError(error)
-    } catch let error as HTTPError {
-      throw APIError(
+    do { return try await next(request, context) } catch {
+      let answer = Self.envelope(error, request, context)
+      // HEAD, which the router answers as GET (`autoGenerateHeadEndpoints`), gets the status
+      // and headers alone, as it would on success.
+      if request.method == .head { return Response(status: answer.status, headers: answer.headers) }
+      throw answer
+    }
+  }
+
+  private static func envelope(_ error: any Error, _ request: Request, _ context: Context) -> APIError {
+    switch error {
+    case let error as APIError: return error
+    case let error as RequestError: return APIError(error)
+    case let error as HTTPError:
+      return APIError(
         error.status,
         error.status == .notFound ? "no route \(request.uri.path)" : error.body ?? error.status.reasonPhrase)
-    } catch let error as any HTTPResponseError {
-      throw APIError(
+    case let error as any HTTPResponseError:
+      return APIError(
         error.status, error.status == .contentTooLarge ? "the body is over the limit" : error.status.reasonPhrase)
-    } catch {
+    default:
       context.logger.error("internal error on \(request.method) \(request.uri.path): \(error)")
-      throw APIError(.internalServerError, "internal error: \(error)")
+      return APIError(.internalServerError, "internal error: \(error)")
     }
   }
 }
@@ -114,28 +123,4 @@ struct KnownMethodsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
     return try await next(request, context)
   }
-}
-
-/// The router, with HEAD answered as GET is, without the body (`HEAD /healthz` is a probe's
-/// request): before routing, since Hummingbird routes by method and a HEAD has no route.
-struct HeadAsGetRouter<Context: RequestContext>: HTTPResponderBuilder {
-  let router: Router<Context>
-
-  struct Responder: HTTPResponder {
-    let base: RouterResponder<Context>
-
-    func respond(to request: Request, context: Context) async throws -> Response {
-      guard request.method == .head else { return try await base.respond(to: request, context: context) }
-      var head = request.head
-      head.method = .get
-      do {
-        let response = try await base.respond(to: Request(head: head, body: request.body), context: context)
-        return Response(status: response.status, headers: response.headers)
-      } catch let error as APIError {
-        return Response(status: error.status, headers: error.headers)
-      }
-    }
-  }
-
-  func buildResponder() -> Responder { Responder(base: router.buildResponder()) }
 }

@@ -13,7 +13,9 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
   -> some ApplicationProtocol
 {
   let configuration = engine.configuration
-  let router = Router(context: VisageRequestContext.self)
+  // HEAD on a GET path is answered as GET is, without the body (`HEAD /healthz` is a probe's
+  // request).
+  let router = Router(context: VisageRequestContext.self, options: .autoGenerateHeadEndpoints)
   Routes(engine: engine).add(to: router)
   let webSocketRouter = Router(context: BasicWebSocketRequestContext.self)
   LiveRoute(engine: engine).add(to: webSocketRouter)
@@ -35,7 +37,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
       })
   }
   return Application(
-    router: HeadAsGetRouter(router: router), server: server,
+    router: router, server: server,
     configuration: .init(
       address: .hostname(configuration.host, port: configuration.port), serverName: "visage-server",
       availableConnectionsDelegate: connections.accepted),

@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
   /// liveness probes (`/healthz` 200, anything else 503); more still wait in the kernel's
   /// backlog until one closes.
   public var maxConnections = 256
+  /// Connections accepted beyond `maxConnections`, for liveness probes (`ConnectionLimit`).
+  public static let connectionReserve = 8
   /// Live streams (WebSocket connections) at once, each with a task of its own.
   public var maxLiveStreams = 4
   /// Seconds a connection may stay silent between requests, and the most a request's

@@ -54,12 +54,12 @@ final class TaskCache {
   {
     let decoded: DecodedImage
     do { decoded = try decodeImage(bytes, ignoresExif: false, limits: limits) } catch {
-      return CloudVision.Status(code: 3, message: "Bad image data: \(error.message)").response
+      return CloudVision.Status.invalidArgument("Bad image data: \(error.message)").response
     }
     try beforeModels()
     // Every face the search finds, however small, as Cloud Vision answers (ML Kit's
-    // tenth-of-the-picture `minFaceSize` is off); at least the command line's 10 are looked
-    // at, and the response keeps the first `maxResults`.
+    // tenth-of-the-picture `minFaceSize` is off); at least Cloud Vision's default of 10 are
+    // looked at, and the response keeps the first `maxResults`.
     let faceCount = max(maxResults, CloudVision.defaultMaxResults)
     let analyzer = try cached("images:annotate \(faceCount)") {
       let request = try TaskRequest(
@@ -76,7 +76,7 @@ final class TaskCache {
         faces, maxResults: maxResults, width: decoded.image.width, height: decoded.image.height)
     } catch {
       // The library refused this image (a search over its bounds, say): the image's fault.
-      return CloudVision.Status(code: 3, message: "\(error)").response
+      return CloudVision.Status.invalidArgument("\(error)").response
     }
   }
 }

@@ -18,19 +18,19 @@ struct VisageServerCommand: AsyncParsableCommand {
       """)
 
   @Option(help: "The address to listen on.")
-  var host = "127.0.0.1"
+  var host = ServerConfiguration().host
 
   @Option(help: "The port to listen on.")
-  var port = 8080
+  var port = ServerConfiguration().port
 
   @Option(help: "One-thread task copies answering requests side by side (default: the number of cores).")
   var threads: Int?
 
   @Option(help: "Requests that may wait for a task copy; one more is answered 503.")
-  var queueDepth = 8
+  var queueDepth = ServerConfiguration().queueDepth
 
   @Option(help: "The largest request body, in bytes (20 MiB: Cloud Vision's image limit).")
-  var maxBodyBytes = 20 << 20
+  var maxBodyBytes = ServerConfiguration().maxBodyBytes
 
   @Option(help: "The largest image in pixels, refused (422) before decoding.")
   var maxPixels = ServerConfiguration().maxPixels
@@ -47,20 +47,23 @@ struct VisageServerCommand: AsyncParsableCommand {
   @Option(help: "A file of API keys, one per line: requests must carry one (x-api-key or Authorization: Bearer).")
   var apiKeyFile: String?
 
-  @Option(help: "Open connections served at most; 8 more get /healthz 200 and all else 503; more wait.")
-  var maxConnections = 256
+  @Option(
+    help:
+      "Open connections served at most; \(ServerConfiguration.connectionReserve) more get /healthz 200 and all else 503; more wait."
+  )
+  var maxConnections = ServerConfiguration().maxConnections
 
   @Option(help: "Live streams (WebSocket connections) open at once.")
-  var maxLiveStreams = 4
+  var maxLiveStreams = ServerConfiguration().maxLiveStreams
 
   @Option(help: "Seconds a connection may stay silent (between requests, or while its headers arrive).")
-  var idleTimeout = 30
+  var idleTimeout = ServerConfiguration().idleTimeoutSeconds
 
   @Option(help: "Seconds a request body may take to arrive in full (a body that stops is cut off by --idle-timeout).")
-  var bodyTimeout = 60
+  var bodyTimeout = ServerConfiguration().bodyTimeoutSeconds
 
   @Option(help: "Seconds SIGTERM waits for requests in flight.")
-  var drainTimeout = 25
+  var drainTimeout = ServerConfiguration().drainSeconds
 
   @Option(help: "Serve the page at / from this folder (read at start) instead of the built-in copy.")
   var pageDir: String?

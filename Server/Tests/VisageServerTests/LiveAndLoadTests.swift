@@ -115,6 +115,15 @@ import VisageRequests
         }
         #expect(reply.hasPrefix("HTTP/1.1 400"), "\(query): \(reply)")
       }
+      // Keys percent-decoded as on the other routes: `num%2Dfaces` is `num-faces`.
+      let accepted = try await blocking { () -> String in
+        let socket = try RawClient(port: port)
+        try socket.send(
+          "GET /v1/live?task=landmark&num%2Dfaces=2 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        return socket.receive(timeout: 5)
+      }
+      #expect(accepted.hasPrefix("HTTP/1.1 101"), "\(accepted)")
     }
     engine.shutdown()
   }
