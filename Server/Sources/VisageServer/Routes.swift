@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import NIOConcurrencyHelpers
 import NIOCore
 import VisageHosting
 import VisageReports
@@ -120,54 +119,63 @@ struct Routes {
   }
 
   /// The body in full, within the limit and the body timeout (408, and the connection
-  /// closed), and the bytes of the body budget it holds (released by the caller). The body is
-  /// read by a task of its own, so that a client that stalls is answered at the deadline: that
-  /// task ends when the connection closes, after the answer, and gives back what it reserved.
+  /// closed), and the bytes of the body budget it holds (released by the caller). The read
+  /// and the deadline race in a task group: whichever ends first decides, the other is
+  /// cancelled, and a body read in full after the deadline gives its budget back.
   func collectBody(_ request: Request, limit: Int) async throws -> ([UInt8], Int) {
     let seconds = engine.configuration.bodyTimeoutSeconds
     let body = request.body
     let engine = self.engine
-    let outcome = FirstOutcome<([UInt8], Int)>()
-    return try await withCheckedThrowingContinuation { continuation in
-      outcome.start(continuation)
-      let reader = Task {
-        var reserved = 0
-        do {
-          var buffer = ByteBuffer()
-          for try await chunk in body {
-            guard buffer.readableBytes + chunk.readableBytes <= limit else { throw BodyOverLimit() }
-            guard engine.reserveBodyBytes(chunk.readableBytes) else {
-              throw APIError(
-                .serviceUnavailable, "the server holds as many request bodies as it takes: try again shortly",
-                headers: [.retryAfter: "1", .connection: "close"])
-            }
-            reserved += chunk.readableBytes
-            buffer.writeImmutableBuffer(chunk)
-          }
-          let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-          if !outcome.resume(.success((bytes, reserved))) { engine.releaseBodyBytes(reserved) }
-        } catch {
-          engine.releaseBodyBytes(reserved)
-          switch error {
-          case is BodyOverLimit:
-            outcome.resume(
-              .failure(APIError(.contentTooLarge, "the body is over the limit of \(limit) bytes (--max-body-bytes)")))
-          case let error as APIError:
-            outcome.resume(.failure(error))
-          default:
-            // The client closed the connection mid-body, or sent a broken chunked body.
-            outcome.resume(.failure(APIError(.badRequest, "the body could not be read in full: \(error)")))
-          }
-        }
+    return try await withThrowingTaskGroup(of: ([UInt8], Int).self) { group in
+      group.addTask { try await Self.read(body, limit: limit, engine: engine) }
+      group.addTask {
+        try await Task.sleep(for: .seconds(seconds))
+        throw APIError(
+          .requestTimeout, "the body did not arrive within \(seconds) s (--body-timeout)",
+          headers: [.connection: "close"])
       }
-      outcome.setTimer(
-        Task {
-          try await Task.sleep(for: .seconds(seconds))
-          let timeout = APIError(
-            .requestTimeout, "the body did not arrive within \(seconds) s (--body-timeout)",
-            headers: [.connection: "close"])
-          if outcome.resume(.failure(timeout)) { reader.cancel() }
-        })
+      let first = await group.nextResult()
+      group.cancelAll()
+      // The loser: the sleep's cancellation, or a body that arrived too late, whose budget
+      // goes back.
+      while let late = await group.nextResult() {
+        if case .success(let (_, reserved)) = late { engine.releaseBodyBytes(reserved) }
+      }
+      guard let first else { throw CancellationError() }
+      return try first.get()
+    }
+  }
+
+  /// Reads `body` within `limit`, reserving its bytes from the server's body budget as they
+  /// come; on any failure gives back what it reserved and throws the answer.
+  private static func read(_ body: RequestBody, limit: Int, engine: Engine) async throws -> ([UInt8], Int) {
+    var reserved = 0
+    do {
+      var buffer = ByteBuffer()
+      for try await chunk in body {
+        guard buffer.readableBytes + chunk.readableBytes <= limit else { throw BodyOverLimit() }
+        guard engine.reserveBodyBytes(chunk.readableBytes) else {
+          throw APIError(
+            .serviceUnavailable, "the server holds as many request bodies as it takes: try again shortly",
+            headers: [.retryAfter: "1", .connection: "close"])
+        }
+        reserved += chunk.readableBytes
+        buffer.writeImmutableBuffer(chunk)
+      }
+      // Cancelled (the deadline passed): what was read is not the body.
+      try Task.checkCancellation()
+      return (buffer.readBytes(length: buffer.readableBytes) ?? [], reserved)
+    } catch {
+      engine.releaseBodyBytes(reserved)
+      switch error {
+      case is BodyOverLimit:
+        throw APIError(.contentTooLarge, "the body is over the limit of \(limit) bytes (--max-body-bytes)")
+      case let error as APIError: throw error
+      case is CancellationError: throw error
+      default:
+        // The client closed the connection mid-body, or sent a broken chunked body.
+        throw APIError(.badRequest, "the body could not be read in full: \(error)")
+      }
     }
   }
 
@@ -194,46 +202,6 @@ struct Routes {
 
 /// A body longer than `--max-body-bytes` (413).
 private struct BodyOverLimit: Error {}
-
-/// A continuation resumed by whichever of two tasks finishes first (the body or its timer).
-private final class FirstOutcome<Value: Sendable>: Sendable {
-  /// The continuation until it is resumed, the timer once set, and whether the continuation
-  /// was resumed (a timer set after that is cancelled at once).
-  private struct State {
-    var continuation: CheckedContinuation<Value, any Error>?
-    var timer: Task<Void, any Error>?
-    var resumed = false
-  }
-  private let state = NIOLockedValueBox(State())
-
-  func start(_ continuation: CheckedContinuation<Value, any Error>) {
-    state.withLockedValue { $0.continuation = continuation }
-  }
-
-  func setTimer(_ timer: Task<Void, any Error>) {
-    let cancel = state.withLockedValue {
-      $0.timer = timer
-      return $0.resumed
-    }
-    if cancel { timer.cancel() }
-  }
-
-  /// Resumes the continuation unless it was resumed already; says whether this call did.
-  @discardableResult
-  func resume(_ result: Result<Value, any Error>) -> Bool {
-    let (taken, timer) = state.withLockedValue { state in
-      defer {
-        state.continuation = nil
-        state.resumed = true
-      }
-      return (state.continuation, state.timer)
-    }
-    guard let taken else { return false }
-    timer?.cancel()
-    taken.resume(with: result)
-    return true
-  }
-}
 
 extension TaskRequest {
   /// The options in a request's query. Hummingbird's `queryParameters` percent-decodes the
