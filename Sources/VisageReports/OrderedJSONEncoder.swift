@@ -52,6 +52,9 @@ private final class Node {
       existing.content = .empty
       return existing
     }
+    // Taken out first, so that the copies here are the only ones and grow in place (left in
+    // `content`, each new key copied every key before it).
+    content = .empty
     let node = Node()
     keys.append(key)
     fields[key] = node
@@ -67,6 +70,9 @@ private final class Node {
   func append() -> Node {
     var items: [Node] = []
     if case .array(let existing) = content { items = existing }
+    // Taken out first, so that `items` is the only copy and grows in place (left in `content`,
+    // each item copied the array: a 37,000-value output took seconds).
+    content = .empty
     let node = Node()
     items.append(node)
     content = .array(items)
@@ -116,7 +122,8 @@ private struct NodeEncoder: Encoder {
 
 /// Writes a value into a node: primitives directly, anything else through its `encode(to:)`.
 private func write(
-  _ value: some Encodable, into node: Node, path: [any CodingKey], userInfo: [CodingUserInfoKey: any Sendable]
+  _ value: some Encodable, into node: Node, path: @autoclosure () -> [any CodingKey],
+  userInfo: [CodingUserInfoKey: any Sendable]
 )
   throws
 {
@@ -128,7 +135,10 @@ private func write(
   case let v as Int: node.content = .value(.int(v))
   // The other integer types too: their own encode(to:) would come back here for ever.
   case let v as any BinaryInteger: node.content = .value(.number("\(v)"))
-  default: try value.encode(to: NodeEncoder(node: node, codingPath: path, userInfo: userInfo))
+  // A tensor's values (tens of thousands in a model's output) straight to JSON, without a
+  // node each.
+  case let v as [Float]: node.content = .value(.array(v.map(JSONValue.float)))
+  default: try value.encode(to: NodeEncoder(node: node, codingPath: path(), userInfo: userInfo))
   }
 }
 
@@ -176,8 +186,8 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
 
   mutating func encodeNil() throws { node.append().content = .value(.null) }
   mutating func encode<T: Encodable>(_ value: T) throws {
-    let path = codingPath + [IndexKey(count)]
-    try write(value, into: node.append(), path: path, userInfo: userInfo)
+    let index = count
+    try write(value, into: node.append(), path: codingPath + [IndexKey(index)], userInfo: userInfo)
   }
   mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
     -> KeyedEncodingContainer<NestedKey>

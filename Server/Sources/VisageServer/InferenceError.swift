@@ -32,7 +32,7 @@ struct InferenceError: Error, Equatable {
   var response: Response {
     var headers = self.headers
     headers[.contentType] = "application/json; charset=utf-8"
-    let body = JSONValue.object([("error", .string(message))]).description
+    let body = InferenceMessage.text(InferenceMessage.Failure(error: message))
     return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
   }
 }

@@ -30,27 +30,26 @@ struct InferenceRoutes {
     }
     open.get("/v2") { _, _ in
       Response.json(
-        .object([
-          ("name", .string(Self.serverName)), ("version", .string(Self.serverVersion)),
-          ("extensions", .array(Self.extensions.map(JSONValue.string))),
-        ]))
+        encoding: InferenceMessage.Server(
+          name: Self.serverName, version: Self.serverVersion, extensions: Self.extensions))
     }
-    open.get("/v2/health/live") { _, _ in Response.json(.object([("live", .bool(true))])) }
+    open.get("/v2/health/live") { _, _ in Response.json(encoding: InferenceMessage.Live(live: true)) }
     open.get("/v2/health/ready") { [engine] _, _ in
       let ready = !engine.isDraining
-      return Response.json(.object([("ready", .bool(ready))]), status: ready ? .ok : .serviceUnavailable)
+      return Response.json(encoding: InferenceMessage.Ready(ready: ready), status: ready ? .ok : .serviceUnavailable)
     }
     for path in ["/v2", "/v2/health/live", "/v2/health/ready"] {
       refuseOtherMethods(open, path, allowed: .get, error: InferenceError.init)
     }
 
     for prefix in ["/v2/models/:name", "/v2/models/:name/versions/:version"] {
-      models.get(RouterPath(prefix)) { _, context in Response.json(metadata(try model(context))) }
+      models.get(RouterPath(prefix)) { _, context in Response.json(encoding: InferenceMessage.Model(try model(context)))
+      }
       models.get(RouterPath(prefix + "/ready")) { [engine] _, context in
         let model = try model(context)
         let ready = !engine.isDraining
         return Response.json(
-          .object([("name", .string(model.name)), ("ready", .bool(ready))]), status: ready ? .ok : .serviceUnavailable)
+          encoding: InferenceMessage.Ready(name: model.name, ready: ready), status: ready ? .ok : .serviceUnavailable)
       }
       models.post(RouterPath(prefix + "/infer")) { request, context in
         try await infer(try model(context), request, context)
@@ -73,24 +72,6 @@ struct InferenceRoutes {
         .notFound, "the model \(name) has no version '\(version)'; its one version is \(InferenceModel.version)")
     }
     return model
-  }
-
-  /// `GET /v2/models/{name}`'s body.
-  private func metadata(_ model: InferenceModel) -> JSONValue {
-    func tensors(_ list: [TensorInfo]) -> JSONValue {
-      .array(
-        list.map {
-          .object([
-            ("name", .string($0.name)), ("datatype", .string(InferenceRequest.datatype)),
-            ("shape", .array($0.shape.dimensions.map(JSONValue.int))),
-          ])
-        })
-    }
-    return .object([
-      ("name", .string(model.name)), ("versions", .array([.string(InferenceModel.version)])),
-      ("platform", .string("tflite")),
-      ("inputs", tensors(model.inputs)), ("outputs", tensors(model.outputs)),
-    ])
   }
 
   /// One inference: the body within `--max-body-bytes` and the body timeout, admission as

@@ -289,31 +289,25 @@ struct InferenceResponse: Sendable {
 
   init(model: InferenceModel, request: InferenceRequest, outputs: [Tensor]) {
     var binary: [UInt8] = []
-    var described: [JSONValue] = []
+    var described: [InferenceMessage.Output] = []
     for (index, asBinary) in request.outputs {
       let tensor = outputs[index]
-      var fields: [(String, JSONValue)] = [
-        ("name", .string(model.outputs[index].name)), ("datatype", .string(InferenceRequest.datatype)),
-        ("shape", .array(tensor.shape.dimensions.map(JSONValue.int))),
-      ]
       if asBinary {
         binary.reserveCapacity(binary.count + tensor.values.count * 4)
         for value in tensor.values {
           withUnsafeBytes(of: value.bitPattern.littleEndian) { binary.append(contentsOf: $0) }
         }
-        fields.append(("parameters", .object([("binary_data_size", .int(tensor.values.count * 4))])))
-      } else {
-        // JSON has no NaN or infinity: they are written null (NumPy reads null as NaN).
-        fields.append(("data", .array(tensor.values.map(JSONValue.float))))
       }
-      described.append(.object(fields))
+      // JSON has no NaN or infinity: the encoder writes them null (NumPy reads null as NaN).
+      described.append(
+        InferenceMessage.Output(
+          name: model.outputs[index].name, datatype: InferenceRequest.datatype, shape: tensor.shape.dimensions,
+          parameters: asBinary ? InferenceMessage.BinaryData(binaryDataSize: tensor.values.count * 4) : nil,
+          data: asBinary ? nil : tensor.values))
     }
-    var object: [(String, JSONValue)] = [
-      ("model_name", .string(model.name)), ("model_version", .string(InferenceModel.version)),
-    ]
-    if let id = request.id { object.append(("id", .string(id))) }
-    object.append(("outputs", .array(described)))
-    header = Array(JSONValue.object(object).description.utf8)
+    let response = InferenceMessage.InferResponse(
+      modelName: model.name, modelVersion: InferenceModel.version, id: request.id, outputs: described)
+    header = Array(InferenceMessage.text(response).utf8)
     self.binary = binary
     hasBinary = request.outputs.contains { $0.binary }
   }

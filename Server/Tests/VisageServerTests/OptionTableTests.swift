@@ -93,4 +93,22 @@ import VisageHosting
     #expect(count.contains("minimum: \(TaskOptions.faceCounts.lowerBound)"))
     #expect(count.contains("maximum: \(TaskOptions.faceCounts.upperBound)"))
   }
+
+  /// The page's controls (Page/index.html, app.js) start at the table's detection default
+  /// and take its face counts: they change with the table, or this fails.
+  @Test func thePageStartsAtTheTablesDefaults() {
+    func text(_ file: String) -> String {
+      String(decoding: ServerFixtures.bytes("Server/Sources/VisageServer/Page/" + file), as: UTF8.self)
+    }
+    let (html, script) = (text("index.html"), text("app.js"))
+    for (name, task) in [
+      ("min-detection-confidence", FaceTaskKind.detect), ("min-face-detection-confidence", .landmark),
+    ] {
+      let confidence = TaskOptions.option(name, of: task).defaultValue ?? "none"
+      #expect(html.contains(#"id="min-confidence" min="0" max="1" step="0.05" value="\#(confidence)""#), "\(name)")
+      #expect(script.contains("=== '\(confidence)'") && script.contains("'0.4' : '\(confidence)'"), "\(name)")
+    }
+    let faces = TaskOptions.faceCounts
+    #expect(html.contains(#"id="num-faces" min="\#(faces.lowerBound)" max="\#(faces.upperBound)""#))
+  }
 }
