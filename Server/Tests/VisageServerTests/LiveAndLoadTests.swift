@@ -103,26 +103,24 @@ import VisageRequests
           #expect(replies[2].contains(#""source": "frame#2""#) && replies[2].contains(#""detections": [{"#))
         }
       }
-      // Refused at the upgrade: Hummingbird's bare 400.
+      // The first line of the answer to an upgrade asked with `query`.
       let port = try #require(client.port)
-      for query in ["task=shoot", "task=landmark&num-faces=0", "", "task=detect&tracking=maybe"] {
-        let reply = try await blocking { () -> String in
+      func upgrade(_ query: String) async throws -> String {
+        try await blocking { () -> String in
           let socket = try RawClient(port: port)
           try socket.send(
             "GET /v1/live?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
               + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
           return socket.receive(timeout: 5)
         }
+      }
+      // Refused at the upgrade: Hummingbird's bare 400.
+      for query in ["task=shoot", "task=landmark&num-faces=0", "", "task=detect&tracking=maybe"] {
+        let reply = try await upgrade(query)
         #expect(reply.hasPrefix("HTTP/1.1 400"), "\(query): \(reply)")
       }
       // Keys percent-decoded as on the other routes: `num%2Dfaces` is `num-faces`.
-      let accepted = try await blocking { () -> String in
-        let socket = try RawClient(port: port)
-        try socket.send(
-          "GET /v1/live?task=landmark&num%2Dfaces=2 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-        return socket.receive(timeout: 5)
-      }
+      let accepted = try await upgrade("task=landmark&num%2Dfaces=2")
       #expect(accepted.hasPrefix("HTTP/1.1 101"), "\(accepted)")
     }
     engine.shutdown()
