@@ -285,13 +285,9 @@ enum SmoothingChoice: String, ExpressibleByArgument, CaseIterable {
   case mediapipe
   case off
 
-  var value: LandmarkSmoothing {
-    switch self {
-    case .everyFace: .everyFace
-    case .mediapipe: .mediaPipe
-    case .off: .off
-    }
-  }
+  /// The smoothing the word names, as the option table maps it (`TaskOptionTableTests` holds
+  /// these words to the table's).
+  var value: LandmarkSmoothing { TaskOptions.smoothing(named: rawValue)! }
 }
 
 /// `--region x,y,w,h[,degrees]`: a face's box in pixels and its rotation.

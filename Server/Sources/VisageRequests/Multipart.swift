@@ -88,5 +88,4 @@ enum Multipart {
     }
     return nil
   }
-
 }

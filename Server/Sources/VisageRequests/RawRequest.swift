@@ -14,12 +14,12 @@ public enum RawRequest {
     let lines = bytes.split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false)
     guard lines.count == 3 else { return nil }
     let contentType = String(decoding: lines[0], as: UTF8.self)
-    // Keys and values percent-decoded, as the server's routes read them.
+    // Values percent-decoded, as Hummingbird's query parameters are (`TaskRequest` decodes
+    // the names).
     let query = String(decoding: lines[1], as: UTF8.self).split(separator: "&").map { pair in
-      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
-        String($0).removingPercentEncoding ?? String($0)
-      }
-      return (name: parts[0], value: parts.count > 1 ? parts[1] : "")
+      let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+      let value = parts.count > 1 ? parts[1] : ""
+      return (name: parts[0], value: value.removingPercentEncoding ?? value)
     }
     for kind in FaceTaskKind.allCases {
       _ = try? TaskRequest(kind: kind, query: query)

@@ -1,3 +1,4 @@
+import Foundation
 import VisageHosting
 
 /// What a request asks of its task: the kind, and its options as the `visage` subcommand's
@@ -12,7 +13,8 @@ public struct TaskRequest: Hashable, Sendable {
 
   /// Reads and checks `query`; an unknown, repeated or out-of-range option is a 400 that
   /// names it. `ignored` names parameters that belong to the route rather than the task
-  /// (`/v1/live`'s `task`).
+  /// (`/v1/live`'s `task`). Names are percent-decoded here (`num%2Dfaces` is `num-faces`, as
+  /// a form encoder may write it), since Hummingbird's query parameters decode only values.
   public init(kind: FaceTaskKind, query: [(name: String, value: String)], live: Bool = false, ignored: Set<String> = [])
     throws(RequestError)
   {
@@ -21,7 +23,9 @@ public struct TaskRequest: Hashable, Sendable {
     let table = TaskOptions.table(for: kind)
     let taken = table.filter { live || !$0.streamOnly }
     var values: [String: String] = [:]
-    for (name, value) in query where !ignored.contains(name) {
+    for (encodedName, value) in query {
+      let name = encodedName.removingPercentEncoding ?? encodedName
+      guard !ignored.contains(name) else { continue }
       guard let option = taken.first(where: { $0.name == name }) else {
         let hint =
           TaskOptions.commandLineOnly.contains(name)

@@ -10,9 +10,6 @@ import NIOCore
 /// and closes it. Such a connection holds only its request's head, within NIO's 80 KB, and for
 /// `--idle-timeout` at most, so the reserve's memory is bounded as the limit's is.
 final class ConnectionLimit: Sendable {
-  /// Connections accepted beyond the limit, for probes.
-  static let reserve = ServerConfiguration.connectionReserve
-
   let limit: Int
   /// Connections open within the limit.
   private let open = NIOLockedValueBox(0)
@@ -20,7 +17,9 @@ final class ConnectionLimit: Sendable {
   init(_ limit: Int) { self.limit = limit }
 
   /// Hummingbird's bound on accepted connections: the limit and the reserve.
-  var accepted: MaximumAvailableConnections { MaximumAvailableConnections(limit + Self.reserve) }
+  var accepted: MaximumAvailableConnections {
+    MaximumAvailableConnections(limit + ServerConfiguration.connectionReserve)
+  }
 
   /// Takes one of the limit's places for `channel` until it closes; false when all are taken,
   /// and the connection is one of the reserve.

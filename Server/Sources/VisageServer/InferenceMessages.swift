@@ -87,17 +87,16 @@ enum InferenceMessage {
     let error: String
   }
 
-  /// `message` as JSON text. Nothing here can fail to encode: strings, numbers and arrays.
-  static func text(_ message: some Encodable) -> String {
-    ((try? OrderedJSONEncoder().encode(message)) ?? .null).description
-  }
+  /// `message` as JSON. Nothing here can fail to encode: strings, numbers and arrays.
+  static func json(_ message: some Encodable) -> JSONValue { (try? OrderedJSONEncoder().encode(message)) ?? .null }
+
+  /// `message` as JSON text.
+  static func text(_ message: some Encodable) -> String { json(message).description }
 }
 
 extension Response {
   /// A JSON body of the Open Inference Protocol, with `status`.
   static func json(encoding message: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
-    Response(
-      status: status, headers: [.contentType: "application/json; charset=utf-8"],
-      body: .init(byteBuffer: ByteBuffer(string: InferenceMessage.text(message))))
+    json(InferenceMessage.json(message), status: status)
   }
 }

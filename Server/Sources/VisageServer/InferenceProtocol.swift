@@ -43,7 +43,8 @@ struct InferenceRoutes {
     }
 
     for prefix in ["/v2/models/:name", "/v2/models/:name/versions/:version"] {
-      models.get(RouterPath(prefix)) { _, context in Response.json(encoding: InferenceMessage.Model(try model(context)))
+      models.get(RouterPath(prefix)) { _, context in
+        Response.json(encoding: InferenceMessage.Model(try model(context)))
       }
       models.get(RouterPath(prefix + "/ready")) { [engine] _, context in
         let model = try model(context)

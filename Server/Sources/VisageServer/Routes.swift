@@ -204,14 +204,11 @@ struct Routes {
 private struct BodyOverLimit: Error {}
 
 extension TaskRequest {
-  /// The options in a request's query. Hummingbird's `queryParameters` percent-decodes the
-  /// values but not the keys, so the keys are decoded here, for every route alike
-  /// (`num%2Dfaces` is `num-faces`, as a form encoder may write it).
+  /// The options in a request's query (values percent-decoded by Hummingbird, names by
+  /// `init(kind:query:)`), for every route alike.
   init(kind: FaceTaskKind, uri: URI, live: Bool = false, ignored: Set<String>) throws(RequestError) {
-    let query = uri.queryParameters.map {
-      (name: String($0.key).removingPercentEncoding ?? String($0.key), value: String($0.value))
-    }
-    try self.init(kind: kind, query: query, live: live, ignored: ignored)
+    try self.init(
+      kind: kind, query: uri.queryParameters.map { (String($0.key), String($0.value)) }, live: live, ignored: ignored)
   }
 }
 

@@ -26,7 +26,7 @@ public struct ServerConfiguration: Sendable {
   public var maxSearchRuns = 3_000
   /// API keys a request must carry (`x-api-key` or `Authorization: Bearer`); none: no check.
   public var apiKeys: [String] = []
-  /// Open connections served at most. `ConnectionLimit.reserve` more are accepted, for
+  /// Open connections served at most. `connectionReserve` more are accepted, for
   /// liveness probes (`/healthz` 200, anything else 503); more still wait in the kernel's
   /// backlog until one closes.
   public var maxConnections = 256
