@@ -37,6 +37,7 @@ let package = Package(
     .library(name: "VisageMLKit", targets: ["VisageMLKit"]),
     .library(name: "VisageReports", targets: ["VisageReports"]),
     .library(name: "VisageHosting", targets: ["VisageHosting"]),
+    .library(name: "VisageCommandLine", targets: ["VisageCommandLine"]),
     .executable(name: "visage", targets: ["visage"]),
   ],
   dependencies: [
@@ -112,12 +113,15 @@ let package = Package(
 
     // MARK: Executables
 
-    .executableTarget(
-      name: "visage",
+    // The command line's code, a library so that the Python wheel's shared object carries it
+    // too (Python/Sources/VisageC); the executable is one call into it.
+    .target(
+      name: "VisageCommandLine",
       dependencies: [
         "Visage", "VisageImageIO", "VisageTFLite", "VisageRuntime", "VisageReports", "VisageHosting", "CAllocator",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
+    .executableTarget(name: "visage", dependencies: ["VisageCommandLine"]),
 
     // MARK: Tests
 

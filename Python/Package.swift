@@ -13,6 +13,7 @@ let package = Package(
       name: "VisageC",
       dependencies: [
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
+        .product(name: "VisageCommandLine", package: "Visage"),
       ])
   ]
 )

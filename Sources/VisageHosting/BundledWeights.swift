@@ -14,11 +14,14 @@ public enum BundledWeights {
     if let env = ProcessInfo.processInfo.environment["VISAGE_WEIGHTS"] { candidates.append(env) }
     candidates.append(FileManager.default.currentDirectoryPath + "/Weights")
     // .build/<triple>/<configuration>/visage → the package root is three levels up, and
-    // Server/.build/... four.
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    for _ in 0..<5 {
-      url.deleteLastPathComponent()
-      candidates.append(url.path + "/Weights")
+    // Server/.build/... four. Inside a host process (the Python wheel's `visage`) the
+    // runtime may have no arguments at all.
+    if let executable = CommandLine.arguments.first {
+      var url = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+      for _ in 0..<5 {
+        url.deleteLastPathComponent()
+        candidates.append(url.path + "/Weights")
+      }
     }
     for dir in candidates where FileManager.default.fileExists(atPath: dir + "/face_landmarker.task") {
       return dir

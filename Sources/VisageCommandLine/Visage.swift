@@ -5,9 +5,16 @@ import VisageHosting
 import VisageKernels
 import VisageTFLite
 
-@main
-struct Visage: ParsableCommand {
-  static let configuration = CommandConfiguration(
+/// The `visage` command line (docs/cli.md). A library so that the Python wheel's shared object
+/// carries it too (`visage_command_line` in Python/Sources/VisageC): one copy of the engine
+/// and Swift's runtime serves both, which keeps the wheel within MediaPipe's size
+/// (docs/install.md). The `visage` executable is one call to `main()`.
+public struct Visage: ParsableCommand {
+  /// The root command, as ArgumentParser makes it before parsing.
+  public init() {}
+
+  /// The command's name, summary and subcommands.
+  public static let configuration = CommandConfiguration(
     commandName: "visage",
     abstract: "Face detection and face landmarks in pure Swift, and the TFLite runtime beneath them.",
     subcommands: [Detect.self, Landmark.self, Analyze.self, Run.self, Compare.self, Inspect.self, Bench.self])
@@ -15,7 +22,8 @@ struct Visage: ParsableCommand {
   /// Runs the command, with the exit statuses of the command-line contract: 0 on success, 1
   /// when an input failed, a model or file could not be read (`SetupError`) or standard
   /// output could not be written, 2 for usage errors (argument parser's own would be 64).
-  static func main() {
+  /// Statuses other than 0 end the process; 0 returns.
+  public static func main() {
     // A bad tuning variable is a usage error, before anything reads it (the kernels would stop
     // the process with a backtrace).
     let problems = EnvironmentCheck.problems() + environmentProblems()
@@ -60,6 +68,17 @@ struct Visage: ParsableCommand {
       }
       exit(withError: error)
     }
+  }
+}
+
+extension Visage {
+  /// Runs the command line on `argv` (its first element the command's name) inside a process
+  /// that is not `visage` itself, such as the Python wheel's: the same program as the
+  /// executable. Returns 0 on success; every other status ends the process, as in `main()`.
+  public static func main(argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    FileNames.given = (argc, argv)
+    main()
+    return 0
   }
 }
 

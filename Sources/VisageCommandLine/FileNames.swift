@@ -8,13 +8,18 @@ import VisageTFLite
 /// library opens that form by its bytes, messages show it with U+FFFD
 /// (`BytePath(message).description`), and JSON writes it losslessly (`BytePath.json`).
 enum FileNames {
-  /// The arguments after the command's own name, in `BytePath` string form.
+  /// The arguments after the command's own name, in `BytePath` string form: the process's,
+  /// or those `Visage.main(argc:argv:)` was handed.
   static var arguments: [String] {
-    (1..<Int(CommandLine.argc)).map { index in
-      CommandLine.unsafeArgv[index].map { BytePath(bytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))).string }
-        ?? ""
+    let (count, values) = given ?? (CommandLine.argc, CommandLine.unsafeArgv)
+    return (1..<Int(count)).map { index in
+      values[index].map { BytePath(bytes: UnsafeRawBufferPointer(start: $0, count: strlen($0))).string } ?? ""
     }
   }
+
+  /// The arguments of a run started by `Visage.main(argc:argv:)` from a host process (the
+  /// Python wheel's `visage`), whose own arguments are the interpreter's.
+  nonisolated(unsafe) static var given: (Int32, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>)?
 }
 
 extension BytePath {
