@@ -1,7 +1,9 @@
 """The build backend: setuptools' (setup.py builds the engine), then `auditwheel repair`, which
 copies the C libraries the engine links (OpenBLAS, libpng, libjpeg, libdeflate and theirs) into
 the wheel with an $ORIGIN rpath and gives it its manylinux tag, so that it installs where those
-libraries are not."""
+libraries are not. The release build (Tools/release/build) links against an older Debian root,
+whose libraries are the ones to copy: VISAGE_LIBRARY_PATH names its library folders, searched
+first."""
 
 import os
 import subprocess
@@ -17,7 +19,10 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         name = _setuptools.build_wheel(folder, config_settings, metadata_directory)
         before = set(os.listdir(wheel_directory)) if os.path.isdir(wheel_directory) else set()
         command = [sys.executable, "-m", "auditwheel", "repair", "--wheel-dir", wheel_directory]
-        subprocess.run(command + [os.path.join(folder, name)], check=True, stdout=sys.stderr)
+        environment = dict(os.environ)
+        if os.environ.get("VISAGE_LIBRARY_PATH"):
+            environment["LD_LIBRARY_PATH"] = os.environ["VISAGE_LIBRARY_PATH"]
+        subprocess.run(command + [os.path.join(folder, name)], check=True, stdout=sys.stderr, env=environment)
         made = sorted(set(os.listdir(wheel_directory)) - before)
         if len(made) != 1:
             raise RuntimeError(f"auditwheel repair made {made}, expected one wheel")

@@ -34,17 +34,19 @@ target_packages=swiftlang,libc6-dev,g++,libopenblas-dev,libpng-dev,libjpeg62-tur
 now() { date +%s; }
 say() { printf '== arm64: %s\n' "$*" >&2; }
 
-# Installs what the host needs to make the roots (mmdebstrap), once.
+# Installs what the host needs to make the roots, once: mmdebstrap, and qemu-user-static,
+# with which it runs an arm64 root's package scripts.
 host_tools() {
-  dpkg -s mmdebstrap >/dev/null 2>&1 && return
-  say "installing mmdebstrap"
+  dpkg -s mmdebstrap qemu-user-static >/dev/null 2>&1 && return
+  say "installing mmdebstrap and qemu-user-static"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap qemu-user-static >/dev/null
 }
 
-# make_root DIR ARCH PACKAGES: a $suite root of ARCH with PACKAGES, unless DIR already is one.
+# make_root DIR ARCH PACKAGES [SUITE]: a root of Debian SUITE ($suite unless given) for ARCH
+# with PACKAGES, unless DIR already is one.
 make_root() {
-  local dir=$1 arch=$2 packages=$3
+  local dir=$1 arch=$2 packages=$3 suite=${4:-$suite}
   if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$arch $packages" ]; then return; fi
   host_tools
   say "making the $arch root in $dir (Debian $suite; a few minutes, once)"
@@ -80,21 +82,23 @@ register_qemu() {
 '\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:'"$qemu"':FP' >"$misc/register"
 }
 
-# Makes the target root's absolute links under /usr relative: Debian's alternatives (cblas.h,
-# openblas.pc, libblas.so) point through /etc/alternatives, which from the build root, where
-# the target root is the sysroot, would be the build root's own. Each link is resolved inside
-# the target root, hop by hop.
+# relative_links [ROOT]: makes a root's absolute links under /usr, /lib and /lib64 relative
+# (the target root's unless ROOT is given): Debian's alternatives (cblas.h, openblas.pc,
+# libblas.so) point through /etc/alternatives, and an unmerged root's /lib64 loader to /lib,
+# which from the build root, where the root is the sysroot, would be the build root's own.
+# Each link is resolved inside the root, hop by hop.
 relative_links() {
-  local link target hop
+  local root=${1:-$target_root} link target hop folder folders=()
+  for folder in usr lib lib64; do [ -d "$root/$folder" ] && [ ! -L "$root/$folder" ] && folders+=("$root/$folder"); done
   while IFS= read -r -d '' link; do
     target=$link
     while [ -L "$target" ]; do
       hop=$(readlink "$target")
-      case $hop in /*) target=$target_root$hop ;; *) target=$(dirname "$target")/$hop ;; esac
+      case $hop in /*) target=$root$hop ;; *) target=$(dirname "$target")/$hop ;; esac
     done
     [ -e "$target" ] && ln -sfn "$(realpath --relative-to="$(dirname "$link")" "$target")" "$link"
-  done < <(find "$target_root/usr" -type l -lname '/*' -print0)
-  touch "$target_root/.visage-relative-links"
+  done < <(find "${folders[@]}" -type l -lname '/*' -print0)
+  touch "$root/.visage-relative-links"
 }
 
 # Both roots, qemu registered, the target root's links made relative: what every script needs
@@ -119,8 +123,8 @@ roots() {
 passed_variables=(VISAGE_MAX_ISA VISAGE_WEIGHTS VISAGE_TILE_ROWS VISAGE_STRESS_SECONDS VISAGE_FLIP_CHUNKS VISAGE_TEST_TIME_SCALE)
 
 # in_root ROOT COMMAND: runs COMMAND (a bash script) in ROOT with /proc, /dev, the work tree
-# at its own path and, in the build root, the package mirror and the target root; in a
-# private mount namespace, so nothing stays mounted afterwards.
+# at its own path and, in the build root, the package mirror, the target root and
+# $extra_binds; in a private mount namespace, so nothing stays mounted afterwards.
 in_root() {
   local root=$1 command=$2
   local mounts="mount -t proc proc '$root/proc' && mount --rbind /dev '$root/dev'"
@@ -130,6 +134,11 @@ in_root() {
     if [ -d /opt/swift-packages ]; then
       mounts+=" && mkdir -p '$root/opt/swift-packages' && mount --bind /opt/swift-packages '$root/opt/swift-packages'"
     fi
+    # More folders, as SOURCE:TARGET words (Tools/release/build's older sysroot).
+    local bind
+    for bind in ${extra_binds:-}; do
+      mounts+=" && mkdir -p '$root${bind#*:}' && mount --bind '${bind%%:*}' '$root${bind#*:}'"
+    done
   fi
   cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   local environment=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8)
