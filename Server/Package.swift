@@ -15,7 +15,11 @@ let package = Package(
   ],
   dependencies: [
     .package(name: "Visage", path: ".."),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Without Hummingbird's ConfigurationSupport trait, which hummingbird-websocket leaves off:
+    // asked for on one line and not the other, SwiftPM 6.2.3 (Debian's, which builds the arm64
+    // server) fails about half its builds on "product 'Configuration' ... not found"
+    // (hummingbird-project/hummingbird#769). The server uses neither it nor TLS.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),

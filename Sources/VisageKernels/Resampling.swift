@@ -86,9 +86,13 @@ public enum Resampling {
     while c + 16 <= channels {
       let (a, b) = (SIMD16<Float>(repeating: 1 - dy), SIMD16<Float>(repeating: dy))
       let (p, q) = (SIMD16<Float>(repeating: 1 - dx), SIMD16<Float>(repeating: dx))
-      let v =
-        x00.load(SIMD16<Float>.self, at: c) * a * p + x10.load(SIMD16<Float>.self, at: c) * b * p
-        + x01.load(SIMD16<Float>.self, at: c) * a * q + x11.load(SIMD16<Float>.self, at: c) * b * q
+      // Term by term, for Swift 6.2's type checker, which gives up on the one expression; the
+      // sum keeps the reference's left-to-right order.
+      let t00: SIMD16<Float> = x00.load(SIMD16<Float>.self, at: c) * a * p
+      let t10: SIMD16<Float> = x10.load(SIMD16<Float>.self, at: c) * b * p
+      let t01: SIMD16<Float> = x01.load(SIMD16<Float>.self, at: c) * a * q
+      let t11: SIMD16<Float> = x11.load(SIMD16<Float>.self, at: c) * b * q
+      let v = t00 + t10 + t01 + t11
       out.store(v, at: c)
       c += 16
     }
