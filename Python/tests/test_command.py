@@ -27,7 +27,7 @@ def test_the_command_is_installed():
 @pytest.mark.parametrize(
     "arguments",
     [
-        ["landmark", ASTRONAUT, "--blendshapes", "--matrices"],
+        ["landmark", ASTRONAUT, "--blendshapes", "--transformation-matrices"],
         ["detect", ASTRONAUT],
         ["landmark", "--running-mode", "video", *FRAMES],
     ],
