@@ -127,7 +127,8 @@ passed_variables=(VISAGE_MAX_ISA VISAGE_WEIGHTS VISAGE_TILE_ROWS VISAGE_STRESS_S
 # $extra_binds; in a private mount namespace, so nothing stays mounted afterwards.
 in_root() {
   local root=$1 command=$2
-  local mounts="mount -t proc proc '$root/proc' && mount --rbind /dev '$root/dev'"
+  # /sys too: MediaPipe's tcmalloc counts the CPUs there (Tools/release/test runs it).
+  local mounts="mount -t proc proc '$root/proc' && mount --rbind /dev '$root/dev' && mount -t sysfs sysfs '$root/sys'"
   mounts+=" && mkdir -p '$root$repo' && mount --bind '$repo' '$root$repo'"
   if [ "$root" = "$build_root" ]; then
     mounts+=" && mkdir -p '$root$sysroot' && mount --bind '$target_root' '$root$sysroot'"
