@@ -54,7 +54,10 @@ import VisageImageIO
         let besideTime = ContinuousClock.now - besideStart
         #expect(try await hostile == status, "\(path)")
         #expect(ContinuousClock.now - start < .seconds(10), "\(path): \(ContinuousClock.now - start)")
-        #expect(beside == 200 && besideTime < .seconds(2), "\(path): beside \(beside) in \(besideTime)")
+        // 5 s, not the usual tens of milliseconds: the suite runs its tests side by side, and on
+        // two cores the first of these took 2.5 s in the whole suite (6 s for the suite alone).
+        // Unbounded, it waited for the search: 25 s. `hostile_clients.py` measures it alone.
+        #expect(beside == 200 && besideTime < .seconds(5), "\(path): beside \(beside) in \(besideTime)")
       }
       // Cloud Vision's route: the image's own error, in the batch's answer.
       let body =
