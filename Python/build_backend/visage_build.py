@@ -2,8 +2,8 @@
 copies the C libraries the engine links (OpenBLAS, libpng, libjpeg, libdeflate and theirs) into
 the wheel with an $ORIGIN rpath and gives it its manylinux tag, so that it installs where those
 libraries are not. The release build (Tools/release/build) links against an older Debian root,
-whose libraries are the ones to copy: VISAGE_LIBRARY_PATH names its library folders, searched
-first."""
+whose libraries are the ones to copy: VISAGE_LIBRARY_PATH names a folder of links to them
+(Tools/release/build makes it), searched first."""
 
 import os
 import subprocess
