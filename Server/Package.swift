@@ -15,6 +15,10 @@ let package = Package(
   ],
   dependencies: [
     .package(name: "Visage", path: ".."),
+    // Used by no target here: Tools/release/build builds the Python package's shared object
+    // (VisageC) through this graph, in the server's scratch folder, so that one release build
+    // compiles the engine once for both wheels.
+    .package(name: "VisagePython", path: "../Python"),
     // Without Hummingbird's ConfigurationSupport trait, which hummingbird-websocket leaves off:
     // asked for on one line and not the other, SwiftPM 6.2.3 (Debian's, which builds the arm64
     // server) fails about half its builds on "product 'Configuration' ... not found"
