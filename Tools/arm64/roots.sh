@@ -34,6 +34,19 @@ target_packages=swiftlang,libc6-dev,g++,libopenblas-dev,libpng-dev,libjpeg62-tur
 now() { date +%s; }
 say() { printf '== arm64: %s\n' "$*" >&2; }
 
+# locked FILE COMMAND...: runs COMMAND (a function too) in a subshell holding FILE's lock, so
+# that two scripts (.ci/run makes the roots in the background while steps use them) never make
+# or change the same thing at once; the second waits, then finds it done.
+locked() {
+  local file=$1
+  shift
+  mkdir -p "$(dirname "$file")"
+  (
+    flock 9
+    "$@"
+  ) 9>"$file"
+}
+
 # Installs what the host needs to make the roots, once: mmdebstrap, and qemu-user-static,
 # with which it runs an arm64 root's package scripts.
 host_tools() {
@@ -45,15 +58,15 @@ host_tools() {
 
 # make_root DIR ARCH PACKAGES [SUITE]: a root of Debian SUITE ($suite unless given) for ARCH
 # with PACKAGES, unless DIR already is one.
-make_root() {
+make_root() { locked "$1.lock" make_root_unlocked "$@"; }
+make_root_unlocked() {
   local dir=$1 arch=$2 packages=$3 suite=${4:-$suite}
   if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$arch $packages" ]; then return; fi
-  host_tools
+  locked /var/lock/visage-host-tools.lock host_tools
   say "making the $arch root in $dir (Debian $suite; a few minutes, once)"
   local start
   start=$(now)
   rm -rf "$dir" "$dir.tmp"
-  mkdir -p "$(dirname "$dir")"
   # sid's Release file carries a Valid-Until date that a registry snapshot may have passed.
   mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" \
     --aptopt='Acquire::Check-Valid-Until "false"' "$suite" "$dir.tmp" "$mirror" >&2
@@ -106,11 +119,15 @@ relative_links() {
 roots() {
   [ "$(id -u)" -eq 0 ] || { echo "Tools/arm64 needs root (chroot, mount, binfmt_misc)" >&2; exit 1; }
   make_root "$build_root" amd64 "$build_packages"
-  register_qemu
+  locked "$cache/qemu.lock" register_qemu
   make_root "$target_root" arm64 "$target_packages"
-  [ -f "$target_root/.visage-relative-links" ] || relative_links
-  # SwiftPM in the build root reads the packages as the host does: the host's git address
-  # rewrites (the local package mirror) copied in.
+  [ -f "$target_root/.visage-relative-links" ] || locked "$target_root.lock" relative_links "$target_root"
+  locked "$build_root.lock" copy_git_config
+}
+
+# SwiftPM in the build root reads the packages as the host does: the host's git address
+# rewrites (the local package mirror) copied in.
+copy_git_config() {
   local config=$build_root/etc/gitconfig
   rm -f "$config"
   git config --file "$config" --add safe.directory '*'

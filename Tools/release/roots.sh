@@ -19,8 +19,22 @@ sysroot_packages=libc6-dev,g++,libopenblas-dev,libpng-dev,libjpeg62-turbo-dev,li
 release_sysroot() {
   local dir=$release_cache/bullseye-$1-sysroot
   make_root "$dir" "$1" "$sysroot_packages" bullseye
-  [ -f "$dir/.visage-relative-links" ] || relative_links "$dir"
+  [ -f "$dir/.visage-relative-links" ] || locked "$dir.lock" relative_links "$dir"
   echo "$dir"
 }
 
 say() { printf '== release: %s\n' "$*" >&2; }
+
+# The clean test roots' packages: CPython with venv and pip, and no Swift. MediaPipe's aarch64
+# wheel (run in bookworm-arm64) loads libGL, GLib and EGL even on the CPU.
+test_packages=python3,python3-venv,ca-certificates
+mediapipe_packages=$test_packages,libgl1,libglib2.0-0,libegl1,libgles2
+
+# test_root SUITE-ARCH: makes that clean root (Tools/release/test), once, and prints its path.
+test_root() {
+  local suite=${1%-*} arch=${1#*-} packages=$test_packages dir=$release_cache/$1-test
+  [ "$1" = bookworm-arm64 ] && packages=$mediapipe_packages
+  make_root "$dir" "$arch" "$packages" "$suite"
+  echo "$dir"
+}
+
