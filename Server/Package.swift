@@ -15,10 +15,6 @@ let package = Package(
   ],
   dependencies: [
     .package(name: "Visage", path: ".."),
-    // Used by no target here: Tools/release/build builds the Python package's shared object
-    // (VisageC) through this graph, in the server's scratch folder, so that one release build
-    // compiles the engine once for both wheels.
-    .package(name: "VisagePython", path: "../Python"),
     // Without Hummingbird's ConfigurationSupport trait, which hummingbird-websocket leaves off:
     // asked for on one line and not the other, SwiftPM 6.2.3 (Debian's, which builds the arm64
     // server) fails about half its builds on "product 'Configuration' ... not found"
@@ -82,3 +78,10 @@ let package = Package(
       ]),
   ]
 )
+
+// Tools/release/build (VISAGE_RELEASE_BUILD=1) builds the Python package's shared object,
+// VisageC, through this graph and in the same scratch folder as visage-server, so that the
+// engine is compiled once for both wheels. Only then: no target here uses it.
+if Context.environment["VISAGE_RELEASE_BUILD"] == "1" {
+  package.dependencies.append(.package(name: "VisagePython", path: "../Python"))
+}
