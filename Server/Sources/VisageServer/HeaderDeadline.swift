@@ -163,9 +163,10 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
       try channel.pipeline.syncOperations.addHandlers(
         CallerWatch(), HeaderReadDeadline(timeout: timeout, handling: handling, isDraining: isDraining))
     } catch {
+      limit.setUp()
       return channel.eventLoop.makeFailedFuture(error)
     }
-    return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+    let value = base.setup(channel: channel, logger: logger).flatMapThrowing { value in
       // Right after the request decoder, so that it sees the decoder's errors first.
       let operations = channel.pipeline.syncOperations
       if let decoder = try? operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
@@ -177,6 +178,8 @@ struct WithHeaderDeadline<Base: ServerChildChannel>: ServerChildChannel {
         type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
       return Value(base: value, handling: handling, upgraded: upgrader?.upgradeResultFuture.map { _ in })
     }
+    value.whenComplete { _ in limit.setUp() }
+    return value
   }
 
   func handle(value: Value, logger: Logger) async {

@@ -12,6 +12,10 @@ import ServiceLifecycle
 public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visage-server"))
   -> some ApplicationProtocol
 {
+  makeApplication(engine: engine, connections: ConnectionLimit(engine.configuration.maxConnections), logger: logger)
+}
+
+func makeApplication(engine: Engine, connections: ConnectionLimit, logger: Logger) -> some ApplicationProtocol {
   let configuration = engine.configuration
   // HEAD on a GET path is answered as GET is, without the body (`HEAD /healthz` is a probe's
   // request).
@@ -21,7 +25,6 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
   LiveRoute(engine: engine).add(to: webSocketRouter)
   let webSocketResponder = webSocketRouter.buildResponder()
   let idle = TimeAmount.seconds(Int64(configuration.idleTimeoutSeconds))
-  let connections = ConnectionLimit(configuration.maxConnections)
   let server = HTTPServerBuilder { responder in
     WithHeaderDeadline(
       base: HTTP1WebSocketUpgradeChannel(
@@ -40,7 +43,7 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
     router: router, server: server,
     configuration: .init(
       address: .hostname(configuration.host, port: configuration.port), serverName: "visage-server",
-      availableConnectionsDelegate: connections.accepted),
+      availableConnectionsDelegate: connections),
     onServerRunning: { channel in
       logger.notice("visage-server listening on \(channel.localAddress.map { "\($0)" } ?? "?")")
     },
@@ -51,12 +54,15 @@ public func makeApplication(engine: Engine, logger: Logger = Logger(label: "visa
 /// 503), closes the listening socket, answers what is in flight within `drainSeconds`, and
 /// returns.
 public func runServer(engine: Engine, logger: Logger = Logger(label: "visage-server")) async throws {
-  let app = makeApplication(engine: engine, logger: logger)
+  let connections = ConnectionLimit(engine.configuration.maxConnections)
+  let app = makeApplication(engine: engine, connections: connections, logger: logger)
   var group = ServiceGroupConfiguration(
     services: [
       .init(service: app),
-      // Last, so shut down first: requests are refused before the socket closes.
-      .init(service: DrainOnShutdown(engine: engine), successTerminationBehavior: .ignore),
+      // Last, so shut down first: requests are refused, and connections no longer accepted,
+      // before the socket closes.
+      .init(
+        service: DrainOnShutdown(engine: engine, connections: connections), successTerminationBehavior: .ignore),
     ], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
   group.maximumGracefulShutdownDuration = .seconds(engine.configuration.drainSeconds)
   group.maximumCancellationDuration = .seconds(5)
@@ -64,11 +70,16 @@ public func runServer(engine: Engine, logger: Logger = Logger(label: "visage-ser
   engine.shutdown()
 }
 
-/// Marks the engine draining when graceful shutdown starts.
+/// When graceful shutdown starts: marks the engine draining, stops accepting connections and
+/// waits until the ones accepted are set up (`ConnectionLimit`), before Hummingbird closes the
+/// listening socket.
 struct DrainOnShutdown: Service {
   let engine: Engine
+  let connections: ConnectionLimit
   func run() async throws {
     try? await gracefulShutdown()
     engine.drain()
+    connections.stopAccepting()
+    await connections.waitForSetUp()
   }
 }
