@@ -34,6 +34,14 @@ def images(tmp_path_factory):
     return paths
 
 
+def pairs(ours, theirs, label):
+    """Both sides, item by item, after checking they are as long: a comparison never passes
+    by comparing nothing."""
+    ours, theirs = list(ours), list(theirs)
+    assert len(ours) == len(theirs), f"{label}: {len(ours)} items here, {len(theirs)} from the command line"
+    return zip(ours, theirs)
+
+
 def same(python_value, json_value, label):
     assert np.float32(python_value) == np.float32(json_value), f"{label}: {python_value} != {json_value} (seed {SEED})"
 
@@ -52,30 +60,30 @@ def test_landmarker_equals_cli(cli, images, detector_range, least):
     )  # fmt: skip
     faces = 0
     with vision.FaceLandmarker.create_from_options(options) as task:
-        for path, line in zip(images, lines):
+        for path, line in pairs(images, lines, "images"):
             result = task.detect(mp.Image.create_from_file(path))
             assert len(result.face_landmarks) == len(line["faceLandmarks"]), path
-            for ours, theirs in zip(result.face_landmarks, line["faceLandmarks"]):
-                for p, q in zip(ours, theirs):
+            for ours, theirs in pairs(result.face_landmarks, line["faceLandmarks"], path):
+                for p, q in pairs(ours, theirs, path):
                     same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
-            for ours, theirs in zip(result.face_blendshapes, line["faceBlendshapes"]):
-                for c, d in zip(ours, theirs):
+            for ours, theirs in pairs(result.face_blendshapes, line["faceBlendshapes"], path):
+                for c, d in pairs(ours, theirs, path):
                     assert c.category_name == d["categoryName"]
                     same(c.score, d["score"], path)
-            for ours, theirs in zip(result.facial_transformation_matrixes, line["facialTransformationMatrixes"]):
-                for a, b in zip(ours.flatten().tolist(), np.asarray(theirs).flatten().tolist()):
+            for ours, theirs in pairs(result.facial_transformation_matrixes, line["facialTransformationMatrixes"], path):
+                for a, b in pairs(ours.flatten().tolist(), np.asarray(theirs).flatten().tolist(), path):
                     same(a, b, path)
-            for ours, theirs in zip(result.face_head_poses, line["faceHeadPoses"]):
+            for ours, theirs in pairs(result.face_head_poses, line["faceHeadPoses"], path):
                 same(ours.x, theirs["x"], path), same(ours.y, theirs["y"], path), same(ours.z, theirs["z"], path)
-            for ours, theirs in zip(result.face_iris_distances, line.get("faceIrisDistances", [])):
+            for ours, theirs in pairs(result.face_iris_distances, line["faceIrisDistances"], path):
                 assert (ours is None) == (theirs is None)
                 if ours is not None:
                     same(ours.left, theirs["left"], path), same(ours.right, theirs["right"], path)
-            for ours, theirs in zip(result.face_metric_landmarks, line["faceMetricLandmarks"]):
+            for ours, theirs in pairs(result.face_metric_landmarks, line["faceMetricLandmarks"], path):
                 assert (ours is None) == (theirs is None)
-                for p, q in zip(ours or [], theirs or []):
+                for p, q in pairs(ours or [], theirs or [], path):
                     same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
-            for ours, theirs in zip(result.face_scores, line["faceScores"]):
+            for ours, theirs in pairs(result.face_scores, line["faceScores"], path):
                 same(ours.presence, theirs["presence"], path)
             faces += len(result.face_landmarks)
     assert faces >= least
@@ -86,14 +94,14 @@ def test_detector_equals_cli(cli, images, detector_range):
     lines = run_cli(cli, "detect", "--range", detector_range, "--ignore-exif", *images)
     options = vision.FaceDetectorOptions(detector_range=detector_range)
     with vision.FaceDetector.create_from_options(options) as task:
-        for path, line in zip(images, lines):
+        for path, line in pairs(images, lines, "images"):
             result = task.detect(mp.Image.create_from_file(path))
             assert len(result.detections) == len(line["detections"]), path
-            for ours, theirs in zip(result.detections, line["detections"]):
+            for ours, theirs in pairs(result.detections, line["detections"], path):
                 box = theirs["boundingBox"]
                 assert (ours.bounding_box.origin_x, ours.bounding_box.origin_y) == (box["originX"], box["originY"])
                 assert (ours.bounding_box.width, ours.bounding_box.height) == (box["width"], box["height"])
                 same(ours.categories[0].score, theirs["categories"][0]["score"], path)
-                for p, q in zip(ours.keypoints, theirs["keypoints"]):
+                for p, q in pairs(ours.keypoints, theirs["keypoints"], path):
                     same(p.x, q["x"], path), same(p.y, q["y"], path)
                 same(ours.rotation_degrees, theirs["rotation"], path)

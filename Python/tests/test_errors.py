@@ -52,6 +52,31 @@ def test_models(tmp_path):
         assert len(task.detect(mp.Image.create_from_file(ASTRONAUT)).face_landmarks) == 1
     with pytest.raises(ValueError, match="only one"):
         landmarker(base_options=mp.tasks.BaseOptions(model_asset_path=str(TASK), model_asset_buffer=b"x"))
+    # The official bundle starts 00 00 PK, not PK: the face detector reads it from bytes too.
+    assert TASK.read_bytes()[:4] == b"\x00\x00PK"
+    with vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(base_options=buffer)) as task:
+        assert len(task.detect(mp.Image.create_from_file(ASTRONAUT)).detections) == 1
+    full_range = mp.tasks.BaseOptions(model_asset_buffer=(ROOT / "Weights" / "face_detection_full_range.tflite").read_bytes())
+    with vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(base_options=full_range)) as task:
+        assert len(task.detect(mp.Image.create_from_file(ASTRONAUT)).detections) == 1
+
+
+def test_options_none_and_not_finite():
+    # MediaPipe's options are never None: its conversion raises TypeError; so does Visage's,
+    # naming the option. Visage's own optional ones take None for "not set".
+    with pytest.raises(TypeError, match="num_faces"):
+        landmarker(num_faces=None)
+    with pytest.raises(TypeError, match="min_detection_confidence"):
+        vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(min_detection_confidence=None))
+    with landmarker(landmark_smoothing=None):
+        pass
+    with vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(min_face_presence_confidence=None)):
+        pass
+    for value in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError, match="min_tracking_confidence"):
+            landmarker(min_tracking_confidence=value)
+        with pytest.raises(ValueError, match="min_suppression_threshold"):
+            vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(min_suppression_threshold=value))
 
 
 def test_images(tmp_path):

@@ -4,6 +4,7 @@
 import threading
 
 import numpy as np
+import pytest
 
 import visage as mp
 from conftest import ASTRONAUT, FIXTURES
@@ -130,7 +131,46 @@ def test_image():
         base = detector.detect(image).detections[0]
         assert detector.detect(mp.Image(image_format=mp.ImageFormat.SRGBA, data=rgba)).detections[0] == base
         assert len(detector.detect(mp.Image(image_format=mp.ImageFormat.GRAY8, data=gray)).detections) == 1
-        # A view with padded rows is read in place, and gives the same answer as a copy.
+        # A view with padded rows gives the same answer copied (MediaPipe's way) and read in
+        # place (copy=False).
         wide = np.zeros((512, 600, 3), np.uint8)
         wide[:, :512] = view
         assert detector.detect(mp.Image(image_format=mp.ImageFormat.SRGB, data=wide[:, :512])).detections[0] == base
+        in_place = mp.Image(image_format=mp.ImageFormat.SRGB, data=wide[:, :512], copy=False)
+        assert not in_place.is_contiguous() and in_place.step == 1800
+        assert detector.detect(in_place).detections[0] == base
+
+
+def test_image_as_mediapipes():
+    """MediaPipe's Image: the array copied at construction, (height, width, channels) views,
+    pixel indexing, and its other names."""
+    photo = mp.Image.create_from_file(ASTRONAUT).numpy_view().copy()
+    array = photo.copy()
+    image = mp.Image(image_format=mp.ImageFormat.SRGB, data=array)
+    array[:] = 0
+    assert np.array_equal(image.numpy_view(), photo)
+    kept = mp.Image(image_format=mp.ImageFormat.SRGB, data=array, copy=False)
+    array[:] = 7
+    assert kept.numpy_view().max() == 7
+    gray = mp.Image(image_format=mp.ImageFormat.GRAY8, data=photo[:, :, 1].copy())
+    assert gray.numpy_view().shape == (512, 512, 1) and gray.channels == 1
+    assert gray[10, 20] == gray[10, 20, 0] == photo[10, 20, 1]
+    assert image[3, 4, 2] == photo[3, 4, 2] and isinstance(image[3, 4, 2], int)
+    for key in [(512, 0, 0), (0, 0, 3), (-1, 0, 0), (0, 0), (0.5, 0, 0)]:
+        with pytest.raises(IndexError):
+            image[key]
+    assert image.step == 512 * 3 and image.is_contiguous() and not image.is_empty() and not image.uses_gpu()
+    assert image.is_aligned(1)
+    with pytest.raises(ValueError, match="power of 2"):
+        image.is_aligned(3)
+    assert mp.tasks.components.containers.rect.RectF(0.1, 0.2, 0.3, 0.4).right == 0.3
+    # Blendshapes index face_blendshapes[i] by category.
+    blendshapes = mp.tasks.vision.face_landmarker.Blendshapes
+    assert len(blendshapes) == 52 and blendshapes.NEUTRAL == 0 and blendshapes.NOSE_SNEER_RIGHT == 51
+    options = mp.tasks.vision.FaceLandmarkerOptions(output_face_blendshapes=True)
+    with mp.tasks.vision.FaceLandmarker.create_from_options(options) as landmarker:
+        categories = landmarker.detect(image).face_blendshapes[0]
+    assert len(categories) == 52
+    assert categories[blendshapes.JAW_OPEN].category_name == "jawOpen"
+    assert categories[blendshapes.MOUTH_SMILE_LEFT].category_name == "mouthSmileLeft"
+    assert all(categories[b].index == b for b in blendshapes)

@@ -3,8 +3,13 @@ Tests/Fixtures/landmarker/mediapipe.json by Tools/make_landmarker_fixtures.py), 
 bars the Swift parity tests hold (docs/parity.md): per face, landmark x, y error mean ≤ 1e-4 and
 max ≤ 2e-3, blendshape scores within 5e-3 (2.5e-2 in video), matrix rotation within 2e-3 and
 translation within 0.05 cm. Face counts must match. The rotated cases pass MediaPipe's
-`rotation_degrees` as the fixture generator did."""
+`rotation_degrees` as the fixture generator did.
 
+The face detector against MediaPipe's results on the format, rotation, group and video
+fixtures (Tests/Fixtures/detector/mediapipe.json, Tools/make_detector_fixtures.py): the same
+faces, identical boxes, scores and keypoints within 1e-6, as DetectorParityTests holds them."""
+
+import hashlib
 import json
 
 import numpy as np
@@ -14,6 +19,7 @@ import visage as mp
 from conftest import FIXTURES
 
 DATA = json.loads((FIXTURES / "landmarker" / "mediapipe.json").read_text())
+DETECTOR = json.loads((FIXTURES / "detector" / "mediapipe.json").read_text())
 vision = mp.tasks.vision
 
 
@@ -38,6 +44,7 @@ def compare(ours: vision.FaceLandmarkerResult, faces: list, blendshape_bar: floa
     for i, face in enumerate(faces):
         theirs = np.asarray(face["landmarks"], np.float64)
         mine = np.asarray([[p.x, p.y, p.z] for p in ours.face_landmarks[i]], np.float64)
+        assert mine.shape == theirs.shape, f"{label} face {i}: {mine.shape} landmarks, MediaPipe {theirs.shape}"
         error = np.abs(mine[:, :2] - theirs[:, :2])
         assert error.mean() <= 1e-4 and error.max() <= 2e-3, f"{label} face {i}: {error.mean()} {error.max()}"
         scores = np.asarray([s for _, s in face["blendshapes"]])
@@ -66,3 +73,42 @@ def test_video_mode(sequence):
             image = mp.Image.create_from_file(str(FIXTURES / frame["image"]))
             result = task.detect_for_video(image, frame["timestampMs"])
             compare(result, frame["faces"], 2.5e-2, f"{sequence['name']} at {frame['timestampMs']} ms")
+
+
+def fixture_image(case: dict) -> mp.Image:
+    """The case's image, decoded as the fixture generator decoded it (its RGB bytes' hash)."""
+    image = mp.Image.create_from_file(str(FIXTURES / case["image"]))
+    rgb = np.ascontiguousarray(image.numpy_view()[:, :, :3])
+    assert hashlib.sha256(rgb.tobytes()).hexdigest() == case["rgbSha256"], f"{case['name']}: other pixels"
+    return image
+
+
+def compare_detections(ours: vision.FaceDetectorResult, theirs: list, label: str) -> None:
+    assert len(ours.detections) == len(theirs), f"{label}: {len(ours.detections)} faces, MediaPipe {len(theirs)}"
+    for mine, their in zip(ours.detections, theirs):
+        box, expected = mine.bounding_box, their["boundingBox"]
+        assert (box.origin_x, box.origin_y, box.width, box.height) == (
+            expected["originX"], expected["originY"], expected["width"], expected["height"]), label
+        assert abs(mine.categories[0].score - their["score"]) <= 1e-6, f"{label}: score"
+        points = np.asarray([[k.x, k.y] for k in mine.keypoints])
+        assert points.shape == (6, 2) and len(their["keypoints"]) == 6, label
+        assert np.abs(points - np.asarray(their["keypoints"])).max() <= 1e-6, f"{label}: keypoints"
+
+
+@pytest.mark.parametrize("case", [c for c in DETECTOR["cases"] if c["runningMode"] == "IMAGE"], ids=lambda c: c["name"])
+def test_detector_image_mode(case):
+    options = vision.FaceDetectorOptions(
+        min_detection_confidence=case["minDetectionConfidence"],
+        min_suppression_threshold=case["minSuppressionThreshold"])
+    processing = vision.ImageProcessingOptions(rotation_degrees=case["rotationDegrees"])
+    with vision.FaceDetector.create_from_options(options) as task:
+        compare_detections(task.detect(fixture_image(case), processing), case["detections"], case["name"])
+
+
+def test_detector_video_mode():
+    frames = [c for c in DETECTOR["cases"] if c["runningMode"] == "VIDEO"]
+    assert frames
+    with vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(running_mode=vision.RunningMode.VIDEO)) as task:
+        for case in frames:
+            result = task.detect_for_video(fixture_image(case), case["timestampMs"])
+            compare_detections(result, case["detections"], case["name"])

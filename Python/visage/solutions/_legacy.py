@@ -80,4 +80,5 @@ def rgb_image(image: np.ndarray) -> Image:
     """The legacy API's input: an RGB uint8 array of shape (height, width, 3)."""
     if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
         raise ValueError("Input image must contain three channel rgb data.")
-    return Image(ImageFormat.SRGB, image)
+    # Read at once, in the same call: no copy needed.
+    return Image(ImageFormat.SRGB, image, copy=False)

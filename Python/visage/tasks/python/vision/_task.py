@@ -7,6 +7,7 @@ import ctypes
 import functools
 import json
 import logging
+import math
 import os
 import tempfile
 import threading
@@ -43,6 +44,20 @@ _CHOICES = {
 }
 
 
+# Options whose None means "not set" (Visage's own); MediaPipe's options are never None.
+_MAY_BE_NONE = ("landmark_smoothing", "min_face_presence_confidence")
+
+
+def validate_values(configuration: Dict[str, Any]) -> None:
+    """Refuses None where MediaPipe does (TypeError, as its options' conversion raises) and a
+    number that is not finite, naming the option."""
+    for name, value in configuration.items():
+        if value is None and name not in _MAY_BE_NONE:
+            raise TypeError(f"{name} must not be None")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"invalid option {name}={value!r}: must be a finite number")
+
+
 def validate_choices(configuration: Dict[str, Any]) -> None:
     """Refuses an option outside its values, naming them."""
     for name, values in _CHOICES.items():
@@ -60,7 +75,9 @@ def model_path(base_options: BaseOptions, temporary: list) -> str:
         raise ValueError("Specify only one of model_asset_path and model_asset_buffer.")
     if base_options.model_asset_buffer is not None:
         data = bytes(base_options.model_asset_buffer)
-        suffix = ".task" if data[:4] == b"PK\x03\x04" else ".tflite"
+        # A TFLite flatbuffer has its identifier at byte 4; anything else is taken for a bundle
+        # (a zip archive, which may start with other bytes: the official .task starts 00 00 PK).
+        suffix = ".tflite" if data[4:8] == b"TFL3" else ".task"
         handle, path = tempfile.mkstemp(suffix=suffix, prefix="visage-model-")
         with os.fdopen(handle, "wb") as file:
             file.write(data)
@@ -71,8 +88,19 @@ def model_path(base_options: BaseOptions, temporary: list) -> str:
     return _native.LANDMARKER_MODEL
 
 
-def _close_handle(handle: int, keep_alive: Any) -> None:
-    _native.lib.visage_task_close(handle)
+def _close_handle(handle: int, keep_alive: Any, owner: int) -> None:
+    # In a child of fork() the engine's threads are gone: closing would wait for them for ever.
+    # The child's copy of the task is left as it is (the parent still has the task).
+    if os.getpid() == owner:
+        _native.lib.visage_task_close(handle)
+
+
+def _check_process(owner: int) -> None:
+    if os.getpid() != owner:
+        raise RuntimeError(
+            "this task was made before fork() and cannot be used in the child process "
+            "(the engine's threads stayed in the parent): make a new task in the child"
+        )
 
 
 def _dispatch(task_ref: "weakref.ref[VisionTask]", context: Any, table: Optional[int], timestamp: int, error: Optional[bytes]) -> None:
@@ -102,6 +130,7 @@ class VisionTask:
         result_callback: Optional[Callable],
     ):
         validate_running_mode(running_mode, result_callback)
+        validate_values(configuration)
         validate_choices(configuration)
         self._running_mode = running_mode
         self._result_callback = result_callback
@@ -126,7 +155,8 @@ class VisionTask:
             for path in temporary:
                 os.remove(path)
         self._handle = handle.value
-        self._finalizer = weakref.finalize(self, _close_handle, handle.value, callback)
+        self._owner = os.getpid()
+        self._finalizer = weakref.finalize(self, _close_handle, handle.value, callback, self._owner)
 
     # The options class each task takes.
     _Options: type
@@ -181,6 +211,7 @@ class VisionTask:
         image_processing_options: Optional[ImageProcessingOptions],
         regions: Optional[np.ndarray] = None,
     ) -> Optional[_native.ResultTable]:
+        _check_process(self._owner)
         if self._running_mode != mode:
             raise ValueError(
                 f"Task is not initialized with the {_MODE_NAMES[mode]} mode. "
@@ -232,10 +263,21 @@ class VisionTask:
         close() would wait for."""
         if self._callback_thread == threading.get_ident():
             raise ValueError("close() cannot be called from the result callback")
+        if os.getpid() != self._owner:
+            # A child of fork(): its copy of the lock may be held for ever by a thread it lacks.
+            self._handle = None
+            self._finalizer.detach()
+            return
         with self._lock:
             if self._handle is not None:
                 self._handle = None
                 self._finalizer()
+
+    def __del__(self) -> None:
+        # As MediaPipe's tasks do: a task dropped without close() still delivers the results of
+        # the live stream's frames in hand (close() waits for them while the task is alive).
+        if getattr(self, "_handle", None) is not None and self._callback_thread != threading.get_ident():
+            self.close()
 
     def __enter__(self):
         return self

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import enum
 import itertools
+import re
 from typing import Callable, List, Optional, Sequence
 
 import numpy as np
@@ -19,6 +21,27 @@ from visage.tasks.python.vision._task import VisionTask, regions_array
 from visage.tasks.python.vision.core.image import Image, ImageFormat
 from visage.tasks.python.vision.core.image_processing_options import ImageProcessingOptions
 from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskRunningMode as RunningMode
+
+# The blendshape model's 52 categories, in its output order.
+_BLENDSHAPE_CATEGORIES = (
+    "_neutral browDownLeft browDownRight browInnerUp browOuterUpLeft browOuterUpRight cheekPuff cheekSquintLeft "
+    "cheekSquintRight eyeBlinkLeft eyeBlinkRight eyeLookDownLeft eyeLookDownRight eyeLookInLeft eyeLookInRight "
+    "eyeLookOutLeft eyeLookOutRight eyeLookUpLeft eyeLookUpRight eyeSquintLeft eyeSquintRight eyeWideLeft "
+    "eyeWideRight jawForward jawLeft jawOpen jawRight mouthClose mouthDimpleLeft mouthDimpleRight mouthFrownLeft "
+    "mouthFrownRight mouthFunnel mouthLeft mouthLowerDownLeft mouthLowerDownRight mouthPressLeft mouthPressRight "
+    "mouthPucker mouthRight mouthRollLower mouthRollUpper mouthShrugLower mouthShrugUpper mouthSmileLeft "
+    "mouthSmileRight mouthStretchLeft mouthStretchRight mouthUpperUpLeft mouthUpperUpRight noseSneerLeft "
+    "noseSneerRight"
+).split()
+
+#: MediaPipe's `face_landmarker.Blendshapes`: each category's index in `face_blendshapes[i]`
+#: (`NEUTRAL` 0, `BROW_DOWN_LEFT` 1, ... `NOSE_SNEER_RIGHT` 51).
+Blendshapes = enum.IntEnum(
+    "Blendshapes",
+    [(re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name.lstrip("_")).upper(), index)
+     for index, name in enumerate(_BLENDSHAPE_CATEGORIES)],
+    module=__name__,
+)
 
 
 @dataclasses.dataclass
@@ -288,4 +311,4 @@ def aligned_face_crop(image: Image, landmarks: Sequence[NormalizedLandmark], siz
         pixels = np.frombuffer(ctypes.string_at(out.value, int(size) * int(size) * 3), dtype=np.uint8)
     finally:
         _native.lib.visage_free(out.value)
-    return Image(ImageFormat.SRGB, pixels.reshape(int(size), int(size), 3))
+    return Image(ImageFormat.SRGB, pixels.reshape(int(size), int(size), 3), copy=False)

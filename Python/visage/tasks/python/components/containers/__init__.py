@@ -6,4 +6,4 @@ from visage.tasks.python.components.containers.category import Category
 from visage.tasks.python.components.containers.detections import Detection, DetectionResult
 from visage.tasks.python.components.containers.keypoint import NormalizedKeypoint
 from visage.tasks.python.components.containers.landmark import Landmark, NormalizedLandmark
-from visage.tasks.python.components.containers.rect import NormalizedRect, Rect
+from visage.tasks.python.components.containers.rect import NormalizedRect, Rect, RectF

@@ -15,6 +15,16 @@ class Rect:
 
 
 @dataclasses.dataclass
+class RectF:
+    """A rectangle by its edges, in float coordinates (MediaPipe's name for the float kind)."""
+
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+
+@dataclasses.dataclass
 class NormalizedRect:
     """A rectangle by its centre and size in normalized coordinates, turned by `rotation` radians."""
 

@@ -33,11 +33,13 @@ class Image:
     """Pixels for a task: `Image(image_format=ImageFormat.SRGB, data=array)` with a uint8 array of
     shape (height, width, 3) (4 for SRGBA, (height, width) or (height, width, 1) for GRAY8).
 
-    The array is kept, not copied (`numpy_view()` is a read-only view of it); a task copies the
-    pixels once when it runs, so the array may be reused as soon as a call returns.
+    As in MediaPipe, the array is copied: changing it later changes nothing here, and a live
+    stream's `output_image` is the frame it processed. `copy=False` (Visage) keeps the array
+    instead, saving a copy of each frame: then it must not change while a task may still read
+    it (a live-stream frame until its result comes).
     """
 
-    def __init__(self, image_format: ImageFormat, data: np.ndarray):
+    def __init__(self, image_format: ImageFormat, data: np.ndarray, copy: bool = True):
         if not isinstance(data, np.ndarray):
             raise ValueError(f"data must be a numpy array, got {type(data).__name__}")
         image_format = ImageFormat(image_format)
@@ -54,7 +56,9 @@ class Image:
         if data.shape[0] < 1 or data.shape[1] < 1:
             raise ValueError(f"an image needs at least one pixel, got shape {data.shape}")
         self._format = image_format
-        self._data = data
+        if data.ndim == 2:
+            data = data[:, :, np.newaxis]
+        self._data = np.array(data, order="C") if copy else data
 
     @classmethod
     def create_from_file(cls, file_name: str) -> "Image":
@@ -75,7 +79,7 @@ class Image:
             data = np.frombuffer(ctypes.string_at(pointer.value, size), dtype=np.uint8)
         finally:
             _native.lib.visage_free(pointer.value)
-        return cls(ImageFormat.SRGB, data.reshape(height.value, width.value, 3))
+        return cls(ImageFormat.SRGB, data.reshape(height.value, width.value, 3), copy=False)
 
     @property
     def width(self) -> int:
@@ -97,15 +101,48 @@ class Image:
         """The pixels' format."""
         return self._format
 
+    @property
+    def step(self) -> int:
+        """Bytes from one row to the next."""
+        return self._data.strides[0]
+
     def numpy_view(self) -> np.ndarray:
-        """The pixels as a read-only numpy array (no copy)."""
+        """The pixels as a read-only (height, width, channels) numpy array (no copy)."""
         view = self._data.view()
         view.flags.writeable = False
         return view
 
+    def __getitem__(self, key) -> int:
+        """The value at (row, column, channel), or (row, column) for GRAY8."""
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) == 2 and self.channels == 1:
+            key = (*key, 0)
+        if len(key) != 3 or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in key):
+            raise IndexError(f"an Image is indexed by (row, column, channel) integers, got {key!r}")
+        if not all(0 <= i < n for i, n in zip(key, self._data.shape)):
+            raise IndexError(f"index {key} out of bounds for an image of shape {self._data.shape}")
+        return int(self._data[key])
+
     def is_contiguous(self) -> bool:
-        """Whether the array is C-contiguous (then the tasks read it in place)."""
+        """Whether the rows are stored one after another with no gap (then the tasks read them
+        in place)."""
         return bool(self._data.flags.c_contiguous)
+
+    def is_empty(self) -> bool:
+        """Whether the image has no pixels: never, since an Image needs at least one."""
+        return self._data.size == 0
+
+    def is_aligned(self, alignment_boundary: int) -> bool:
+        """Whether every row starts at a multiple of `alignment_boundary` bytes (1 or a power
+        of 2)."""
+        if isinstance(alignment_boundary, bool) or not isinstance(alignment_boundary, int) \
+                or alignment_boundary < 1 or alignment_boundary & (alignment_boundary - 1):
+            raise ValueError(f"alignment_boundary must be 1 or a power of 2, got {alignment_boundary!r}")
+        return self._data.ctypes.data % alignment_boundary == 0 and self.step % alignment_boundary == 0
+
+    def uses_gpu(self) -> bool:
+        """Whether the pixels are on a GPU: never, Visage runs on the CPU."""
+        return False
 
     def __repr__(self) -> str:
         return f"Image(image_format={self._format.name}, width={self.width}, height={self.height})"
