@@ -174,3 +174,76 @@ def test_image_as_mediapipes():
     assert categories[blendshapes.JAW_OPEN].category_name == "jawOpen"
     assert categories[blendshapes.MOUTH_SMILE_LEFT].category_name == "mouthSmileLeft"
     assert all(categories[b].index == b for b in blendshapes)
+
+
+def draw_landmarks_on_image(rgb_image, detection_result):
+    """The Face Landmarker guide's drawing code, as it is written there."""
+    from visage.tasks.python import vision
+    from visage.tasks.python.vision import drawing_styles, drawing_utils
+
+    face_landmarks_list = detection_result.face_landmarks
+    annotated_image = np.copy(rgb_image)
+    for idx in range(len(face_landmarks_list)):
+        face_landmarks = face_landmarks_list[idx]
+        drawing_utils.draw_landmarks(
+            image=annotated_image,
+            landmark_list=face_landmarks,
+            connections=vision.FaceLandmarksConnections.FACE_LANDMARKS_TESSELATION,
+            landmark_drawing_spec=None,
+            connection_drawing_spec=drawing_styles.get_default_face_mesh_tesselation_style())
+        drawing_utils.draw_landmarks(
+            image=annotated_image,
+            landmark_list=face_landmarks,
+            connections=vision.FaceLandmarksConnections.FACE_LANDMARKS_CONTOURS,
+            landmark_drawing_spec=None,
+            connection_drawing_spec=drawing_styles.get_default_face_mesh_contours_style())
+        drawing_utils.draw_landmarks(
+            image=annotated_image,
+            landmark_list=face_landmarks,
+            connections=vision.FaceLandmarksConnections.FACE_LANDMARKS_LEFT_IRIS,
+            landmark_drawing_spec=None,
+            connection_drawing_spec=drawing_styles.get_default_face_mesh_iris_connections_style())
+        drawing_utils.draw_landmarks(
+            image=annotated_image,
+            landmark_list=face_landmarks,
+            connections=vision.FaceLandmarksConnections.FACE_LANDMARKS_RIGHT_IRIS,
+            landmark_drawing_spec=None,
+            connection_drawing_spec=drawing_styles.get_default_face_mesh_iris_connections_style())
+    return annotated_image
+
+
+def test_guide_drawing_code(tmp_path):
+    """The guide's drawing code runs and draws the mesh on the face, in MediaPipe's colors, and
+    nowhere else; `draw_detection` draws the box and keypoints. VISAGE_DRAWING_OUT=folder keeps
+    the pictures (to look at them beside MediaPipe's)."""
+    import os
+    from pathlib import Path
+
+    from conftest import write_png
+
+    image = mp.Image.create_from_file(ASTRONAUT)
+    with mp.tasks.vision.FaceLandmarker.create_from_options(mp.tasks.vision.FaceLandmarkerOptions()) as landmarker:
+        result = landmarker.detect(image)
+    with mp.tasks.vision.FaceDetector.create_from_options(mp.tasks.vision.FaceDetectorOptions()) as detector:
+        detection = detector.detect(image).detections[0]
+    annotated = draw_landmarks_on_image(image.numpy_view(), result)
+    changed = (annotated != image.numpy_view()).any(axis=2)
+    ys, xs = np.nonzero(changed)
+    points = np.asarray([[p.x * 512, p.y * 512] for p in result.face_landmarks[0]])
+    assert changed.sum() > 5000
+    assert xs.min() >= points[:, 0].min() - 3 and xs.max() <= points[:, 0].max() + 3
+    assert ys.min() >= points[:, 1].min() - 3 and ys.max() <= points[:, 1].max() + 3
+    colors = {tuple(c) for c in annotated[changed].tolist()}
+    for color in [(128, 128, 128), (224, 224, 224), (48, 255, 48), (48, 48, 255)]:
+        assert color in colors, color
+    boxed = np.copy(image.numpy_view())
+    mp.tasks.vision.drawing_utils.draw_detection(boxed, detection)
+    box = detection.bounding_box
+    assert tuple(boxed[box.origin_y, box.origin_x + box.width // 2]) == (224, 224, 224)
+    assert sum(tuple(c) == (0, 0, 255) for c in boxed.reshape(-1, 3).tolist()) > 6
+    with pytest.raises(ValueError, match="three channel"):
+        mp.tasks.vision.drawing_utils.draw_landmarks(np.zeros((8, 8), np.uint8), result.face_landmarks[0])
+    out = os.environ.get("VISAGE_DRAWING_OUT")
+    if out:
+        write_png(Path(out) / "visage_face_mesh.png", annotated)
+        write_png(Path(out) / "visage_detection.png", boxed)
