@@ -63,16 +63,31 @@ make_root_unlocked() {
   local dir=$1 arch=$2 packages=$3 suite=${4:-$suite}
   if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$arch $packages" ]; then return; fi
   locked /var/lock/visage-host-tools.lock host_tools
+  # An arm64 root's package scripts run under qemu: registered first, as roots() does.
+  [ "$arch" = amd64 ] || qemu_registered || {
+    make_root "$build_root" amd64 "$build_packages"
+    locked "$cache/qemu.lock" register_qemu
+  }
   say "making the $arch root in $dir (Debian $suite; a few minutes, once)"
   local start
   start=$(now)
   rm -rf "$dir" "$dir.tmp"
   # sid's Release file carries a Valid-Until date that a registry snapshot may have passed.
-  mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" \
-    --aptopt='Acquire::Check-Valid-Until "false"' "$suite" "$dir.tmp" "$mirror" >&2
+  if ! mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" \
+    --aptopt='Acquire::Check-Valid-Until "false"' "$suite" "$dir.tmp" "$mirror" >&2; then
+    rm -rf "$dir.tmp"
+    say "mmdebstrap could not make $dir"
+    return 1
+  fi
   echo "$arch $packages" >"$dir.tmp/.visage-packages"
   mv "$dir.tmp" "$dir"
   say "the $arch root took $(($(now) - start)) s"
+}
+
+# Whether this machine runs AArch64 programs through the qemu-aarch64 register_qemu registers.
+qemu_registered() {
+  local entry=/proc/sys/fs/binfmt_misc/visage-aarch64
+  [ -x "$cache/qemu-aarch64" ] && [ -f "$entry" ] && grep -q '^enabled' "$entry" && grep -q "interpreter $cache/qemu-aarch64" "$entry"
 }
 
 # Registers the build root's qemu-aarch64 (static; trixie's is 10.0) for AArch64 binaries with
