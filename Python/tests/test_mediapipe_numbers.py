@@ -112,3 +112,33 @@ def test_detector_video_mode():
         for case in frames:
             result = task.detect_for_video(fixture_image(case), case["timestampMs"])
             compare_detections(result, case["detections"], case["name"])
+
+
+def fnv1a64(pixels: np.ndarray) -> str:
+    """Tools/make_exif_fixtures.py's hash of 8-bit RGB rows."""
+    h = 0xCBF29CE484222325
+    for byte in np.ascontiguousarray(pixels).tobytes():
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def test_create_from_file_turns_jpegs_by_exif():
+    # As MediaPipe 1.2.2's create_from_file (measured on these files): a JPEG comes upright by
+    # its Exif tag, the mirrored tags too, as Pillow's exif_transpose gives it; a PNG's eXIf is
+    # ignored. The manifest's hashes are of Pillow's pixels, which Visage's decoders equal.
+    manifest = json.loads((FIXTURES / "exif" / "manifest.json").read_text())["files"]
+    checked = 0
+    for entry in manifest:
+        name = entry["file"]
+        if not (name.startswith("jpeg_") or name.startswith("png_")):
+            continue
+        view = mp.Image.create_from_file(str(FIXTURES / "exif" / name)).numpy_view()
+        turned = name.startswith("jpeg_")
+        size = (entry["uprightHeight"], entry["uprightWidth"]) if turned else (entry["storedHeight"], entry["storedWidth"])
+        assert view.shape == (*size, 3), name
+        assert fnv1a64(view) == (entry["uprightHash"] if turned else entry["storedHash"]), name
+        checked += 1
+    assert checked >= 18
+    # A cut-off Exif directory: MediaPipe's create_from_file dies of SIGILL; Visage reads the
+    # pixels as stored.
+    assert mp.Image.create_from_file(str(FIXTURES / "exif" / "bad_truncated_ifd.jpg")).width > 0

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import visage
 from conftest import ASTRONAUT
 
@@ -30,13 +32,21 @@ def test_engine_links_nothing_from_the_toolchain():
 def test_runs_with_the_toolchain_hidden():
     folder = toolchain_folder()
     if folder is None:
-        return  # no toolchain on this machine: every test here already runs without one
+        pytest.skip("no Swift toolchain on this machine to hide: every test here already runs without one")
     script = "import visage as mp; print(len(mp.tasks.vision.FaceLandmarker.create_from_options(" \
         f"mp.tasks.vision.FaceLandmarkerOptions()).detect(mp.Image.create_from_file({ASTRONAUT!r})).face_landmarks))"
     # A private mount namespace with an empty folder over the toolchain's.
     command = ["unshare", "-m", "sh", "-c", f'mount -t tmpfs none "$0" && exec "$@"', folder, sys.executable, "-c", script]
     result = subprocess.run(command, capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.strip() == "1", result.stderr
+
+
+def test_a_library_of_another_c_interface_is_refused():
+    # libm has no visage_abi_version: the package refuses it at import and says what to do.
+    environment = {**os.environ, "VISAGE_LIBRARY": "libm.so.6"}
+    result = subprocess.run([sys.executable, "-c", "import visage"], env=environment, capture_output=True, text=True)
+    assert result.returncode != 0 and "ImportError" in result.stderr and "C interface version" in result.stderr, result.stderr
+    assert visage.tasks.vision.FaceLandmarker  # this process's own library passed the check
 
 
 def test_package_contents():

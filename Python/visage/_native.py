@@ -41,10 +41,25 @@ class Field(enum.IntEnum):
     ROTATIONS = 15
 
 
+# The C interface this package speaks (`visage_abi_version` in Python/Sources/VisageC/Exports.swift):
+# the signatures below and the result fields above are those of this version. A library of
+# another version (a wheel's package beside another build's object) is refused at import.
+ABI_VERSION = 2
+
+
 def _load() -> ctypes.CDLL:
     path = os.environ.get("VISAGE_LIBRARY") or os.path.join(_HERE, "libvisage.so")
     lib = ctypes.CDLL(path)
     p, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
+    found = None
+    if hasattr(lib, "visage_abi_version"):
+        lib.visage_abi_version.restype, lib.visage_abi_version.argtypes = i32, []
+        found = lib.visage_abi_version()
+    if found != ABI_VERSION:
+        raise ImportError(
+            f"{path} speaks Visage's C interface version {found if found is not None else '1 or none'}; this "
+            f"package needs version {ABI_VERSION}: install the wheel as built, or rebuild (pip install ./Python)"
+        )
     signatures = {
         "visage_free": (None, [p]),
         "visage_task_create": (i32, [ctypes.c_char_p, LIVE_STREAM_CALLBACK, p, ctypes.POINTER(p), _ErrorOut]),
@@ -58,7 +73,7 @@ def _load() -> ctypes.CDLL:
         "visage_result_timestamp": (i64, [p]),
         "visage_result_engine_nanoseconds": (i64, [p]),
         "visage_result_free": (None, [p]),
-        "visage_image_decode": (i32, [ctypes.c_char_p, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut]),
+        "visage_image_decode": (i32, [ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut]),
         "visage_face_connections": (i64, [ctypes.c_char_p, ctypes.POINTER(i32), i64]),
         "visage_face_crop": (
             i32,

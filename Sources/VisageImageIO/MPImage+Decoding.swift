@@ -55,6 +55,8 @@ public struct DecodedImage: Sendable {
   /// tag's, else `.up`. It differs from `image.orientation` only when mirrored, since `image`
   /// is then un-mirrored; `image.applyingOrientation()` is the stored pixels put through it.
   public var storedOrientation: MPImage.Orientation
+  /// Whether the bytes were a PNG or a JPEG.
+  public var format: ImageFormat
 
   /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`. `path` is
   /// read as a `BytePath`, so its string form names a file whose name is not UTF-8.
@@ -75,8 +77,12 @@ public struct DecodedImage: Sendable {
   {
     var decoded: MPImage
     switch ImageFormat(sniffing: bytes) {
-    case .png: decoded = try PNG.decode(bytes, limits: limits)
-    case .jpeg: decoded = try JPEG.decode(bytes, limits: limits)
+    case .png:
+      decoded = try PNG.decode(bytes, limits: limits)
+      format = .png
+    case .jpeg:
+      decoded = try JPEG.decode(bytes, limits: limits)
+      format = .jpeg
     case nil: throw ImageIOError.unknownFormat(path: nil, leadingBytes: Array(bytes.prefix(16)))
     }
     // Read only once the pixels decode, so a file that is not an image costs no Exif search.

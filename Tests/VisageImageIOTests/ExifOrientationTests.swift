@@ -49,6 +49,7 @@ struct ExifManifest: Decodable {
   /// tags included (they go through `removingMirroring()` when decoding).
   @Test(arguments: ExifManifest.files) func uprightViewIsPillows(_ file: ExifManifest.File) throws {
     let decoded = try DecodedImage(contentsOfFile: ExifManifest.path(file.file))
+    #expect(decoded.format == (file.file.hasSuffix(".png") ? .png : .jpeg))
     #expect(decoded.exifOrientation?.exifValue == file.exif)
     let expected = try #require(MPImage.Orientation(rawValue: file.orientation))
     #expect(decoded.storedOrientation == expected && decoded.image.orientation == expected.removingMirror)

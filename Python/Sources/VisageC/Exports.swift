@@ -104,17 +104,31 @@ public func visageResultFree(_ result: UnsafeMutableRawPointer) {
   Unmanaged<ResultTable>.fromOpaque(result).release()
 }
 
-/// Decodes a PNG or JPEG file into RGB rows as stored (the Exif orientation is not applied, as
-/// MediaPipe's `Image.create_from_file` does not); `*pixels` is freed with `visage_free`.
+/// The version of this C interface: raised whenever a function's arguments or meaning, or a
+/// result field's number, change. Python's `_native.ABI_VERSION` must equal it (checked at
+/// import). 2: `visage_image_decode` takes `uprightJPEG`.
+@_cdecl("visage_abi_version")
+public func visageABIVersion() -> Int32 { 2 }
+
+/// Decodes a PNG or JPEG file into RGB rows: as stored, or with `uprightJPEG` 1 a JPEG turned
+/// upright by its Exif orientation, as MediaPipe's `Image.create_from_file` does; `*pixels` is
+/// freed with `visage_free`.
 @_cdecl("visage_image_decode")
 public func visageImageDecode(
-  _ path: UnsafePointer<CChar>, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+  _ path: UnsafePointer<CChar>, _ uprightJPEG: Int32, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
   _ width: UnsafeMutablePointer<Int64>, _ height: UnsafeMutablePointer<Int64>, _ error: ErrorOut
 ) -> Int32 {
   guarded(error) {
     let path = String(cString: path)
     try MissingFile.check(path)
-    let image = try MPImage(contentsOfFile: path, orientation: .up)
+    let decoded = try DecodedImage(contentsOfFile: path, orientation: .up)
+    var image = decoded.image
+    // MediaPipe's create_from_file turns a JPEG by its Exif tag, mirrored ones included, and
+    // leaves a PNG's eXIf alone.
+    if uprightJPEG != 0, decoded.format == .jpeg, let tag = decoded.exifOrientation {
+      image.orientation = tag
+      image = image.removingMirroring().applyingOrientation()
+    }
     pixels.pointee = copyOut(image.pixels)
     width.pointee = Int64(image.width)
     height.pointee = Int64(image.height)

@@ -62,8 +62,8 @@ class Image:
 
     @classmethod
     def create_from_file(cls, file_name: str) -> "Image":
-        """Decodes a PNG or JPEG file into an SRGB image of its pixels as stored (the Exif
-        orientation is not applied, as in MediaPipe; pass `rotation_degrees` to turn it).
+        """Decodes a PNG or JPEG file into an SRGB image. As MediaPipe's does, it turns a JPEG
+        upright by its Exif orientation (mirrored ones too) and leaves a PNG as stored.
 
         Raises FileNotFoundError for a missing file and ValueError for one that is not a
         readable PNG or JPEG."""
@@ -71,7 +71,7 @@ class Image:
         width, height = ctypes.c_int64(), ctypes.c_int64()
         error = ctypes.c_void_p()
         status = _native.lib.visage_image_decode(
-            os.fsencode(file_name), ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height), ctypes.byref(error)
+            os.fsencode(file_name), 1, ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height), ctypes.byref(error)
         )
         _native.check(status, error)
         try:
