@@ -111,10 +111,8 @@ def take_string(pointer: Optional[int]) -> str:
 
 
 def pixels(data: np.ndarray) -> Tuple[np.ndarray, int, int, int, int]:
-    """A uint8 array of rows of pixels as (array, width, height, row bytes, channels), without a
-    copy when its rows are runs of whole pixels; else a contiguous copy."""
-    if data.ndim == 2:
-        data = data[:, :, np.newaxis]
+    """An Image's (height, width, channels) uint8 pixels as (array, width, height, row bytes,
+    channels), without a copy when its rows are runs of whole pixels; else a contiguous copy."""
     height, width, channels = data.shape
     item = data.itemsize
     if data.dtype != np.uint8 or data.strides[2] != item or data.strides[1] != channels * item or data.strides[0] < 0:
