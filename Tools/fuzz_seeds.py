@@ -65,6 +65,10 @@ def image():
     for path in sorted(glob.glob(os.path.join(ROOT, "Tests", "Fixtures", "exif", "*.*g"))):
         if os.path.getsize(path) <= 8 * 1024:
             yield "exif_" + os.path.basename(path), open(path, "rb").read()
+    # The other formats stb_image reads (Tools/make_stb_fixtures.py), small ones only.
+    for path in sorted(glob.glob(os.path.join(ROOT, "Tests", "Fixtures", "stb", "*.[bg]*"))):
+        if os.path.getsize(path) <= 8 * 1024:
+            yield "stb_" + os.path.basename(path), open(path, "rb").read()
 
 
 def y4m_stream(header, frames, frame_bytes, frame_line=b"FRAME"):

@@ -51,7 +51,8 @@ def same(python_value, json_value, label):
 def test_landmarker_equals_cli(cli, images, detector_range, least):
     lines = run_cli(
         cli, "landmark", "--num-faces", "4", "--blendshapes", "--transformation-matrices", "--head-pose",
-        "--iris-distance", "--metric-mesh", "--scores", "--ignore-exif", "--detector-range", detector_range, *images,
+        "--iris-distance", "--metric-mesh", "--scores", "--ignore-exif", "--decoder", "mediapipe-python",
+        "--detector-range", detector_range, *images,
     )  # fmt: skip
     options = vision.FaceLandmarkerOptions(
         num_faces=4, output_face_blendshapes=True, output_facial_transformation_matrixes=True,
@@ -91,7 +92,7 @@ def test_landmarker_equals_cli(cli, images, detector_range, least):
 
 @pytest.mark.parametrize("detector_range", ["short", "full", "all"])
 def test_detector_equals_cli(cli, images, detector_range):
-    lines = run_cli(cli, "detect", "--range", detector_range, "--ignore-exif", *images)
+    lines = run_cli(cli, "detect", "--range", detector_range, "--ignore-exif", "--decoder", "mediapipe-python", *images)
     options = vision.FaceDetectorOptions(detector_range=detector_range)
     with vision.FaceDetector.create_from_options(options) as task:
         for path, line in pairs(images, lines, "images"):

@@ -83,11 +83,14 @@ def test_images(tmp_path):
     with pytest.raises(FileNotFoundError):
         mp.Image.create_from_file(str(tmp_path / "missing.png"))
     (tmp_path / "text.png").write_text("not an image")
-    with pytest.raises(ValueError, match="not a PNG or JPEG"):
+    # MediaPipe's types: RuntimeError for what cannot be decoded (a folder too).
+    with pytest.raises(RuntimeError, match="Failed to load image from file"):
         mp.Image.create_from_file(str(tmp_path / "text.png"))
+    with pytest.raises(RuntimeError):
+        mp.Image.create_from_file(str(tmp_path))
     truncated = tmp_path / "truncated.png"
     truncated.write_bytes(open(ASTRONAUT, "rb").read()[:5000])
-    with pytest.raises(ValueError):
+    with pytest.raises(RuntimeError):
         mp.Image.create_from_file(str(truncated))
     with pytest.raises(ValueError, match="uint8"):
         mp.Image(image_format=mp.ImageFormat.SRGB, data=np.zeros((8, 8, 3), np.float32))

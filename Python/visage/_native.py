@@ -44,7 +44,7 @@ class Field(enum.IntEnum):
 # The C interface this package speaks (`visage_abi_version` in Python/Sources/VisageC/Exports.swift):
 # the signatures below and the result fields above are those of this version. A library of
 # another version (a wheel's package beside another build's object) is refused at import.
-ABI_VERSION = 2
+ABI_VERSION = 3
 
 
 def _load() -> ctypes.CDLL:
@@ -73,7 +73,11 @@ def _load() -> ctypes.CDLL:
         "visage_result_timestamp": (i64, [p]),
         "visage_result_engine_nanoseconds": (i64, [p]),
         "visage_result_free": (None, [p]),
-        "visage_image_decode": (i32, [ctypes.c_char_p, ctypes.c_int32, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut]),
+        "visage_image_decode": (
+            i32,
+            [ctypes.c_char_p, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut],
+        ),
+        "visage_image_decodes_as_mediapipe": (i32, []),
         "visage_face_connections": (i64, [ctypes.c_char_p, ctypes.POINTER(i32), i64]),
         "visage_face_crop": (
             i32,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VisageImageIO
 
 /// The options `detect`, `landmark` and `analyze` share: where the frames come from, the
 /// frame rate, threads, and how results are written.
@@ -42,6 +43,12 @@ struct FrameOptions: ParsableArguments {
   @Flag(help: .shared("ignore-exif", of: .detect))
   var ignoreExif = false
 
+  @Option(
+    help: ArgumentHelp(
+      "standard (libpng and libjpeg-turbo, Pillow's pixels) or mediapipe-python (stb_image, as MediaPipe's Python Image.create_from_file reads files: its JPEG pixels, and a PNG's eXIf not read).",
+      valueName: "decoder"))
+  var decoder: ImageDecoder = .standard
+
   /// How many inputs decode ahead of the one being processed when one task takes every input
   /// (video mode, and image mode without `sideBySide`): as many as `--threads`, when above 1.
   var decodeAhead: Int { threads > 1 ? threads : 0 }
@@ -58,6 +65,10 @@ struct FrameOptions: ParsableArguments {
   /// `--threads` is checked by each command with the rest of its task's options
   /// (`BaseOptions.validate()`); the frame rate is the command line's own.
   func validate() throws {
+    if decoder == .mediaPipePython && !STBImage.isAvailable {
+      throw ValidationError(
+        "--decoder mediapipe-python: this build has no stb_image (run Tools/stb-header, then build)")
+    }
     if let fps, let problem = FrameRate.problem(fps) { throw ValidationError("--fps: \(problem)") }
     if annotate == "" { throw ValidationError("--annotate needs a .png file or a folder, not an empty path") }
     // The annotation is a PNG: a file named for another format would hold the wrong thing.
@@ -76,7 +87,9 @@ struct FrameOptions: ParsableArguments {
     let annotatesFile = annotate.map { !InputFrames.namesFolder($0) } ?? false
     let frames = try InputFrames(
       arguments: images, pathsFrom: pathsFrom, fps: fps, timestamped: timestamped, format: inputFormat,
-      honorsExif: !ignoreExif, countsToTwo: annotatesFile)
+      honorsExif: !ignoreExif, countsToTwo: annotatesFile, decoder: decoder)
     return (frames, Reporter(format: output ?? .automatic, total: frames.count))
   }
 }
+
+extension ImageDecoder: ExpressibleByArgument {}

@@ -77,6 +77,8 @@ final class InputFrames {
   /// The orientation encoded files are decoded with: `nil`, their Exif tag's, unless
   /// `--ignore-exif`, then `.up`.
   private let imposedOrientation: MPImage.Orientation?
+  /// What decodes PNG and JPEG inputs (`--decoder`).
+  private let decoder: ImageDecoder
 
   /// Sorts out the command line's inputs. `fps` defaults to the stream's own frame rate
   /// for YUV4MPEG2 input and to 30 otherwise; the stream's rate is checked only when the
@@ -86,9 +88,10 @@ final class InputFrames {
   /// know); otherwise `count` is unknown for them.
   init(
     arguments: [String], pathsFrom: String?, fps: Double?, timestamped: Bool, format: InputFormat = .files,
-    honorsExif: Bool = true, countsToTwo: Bool = false
+    honorsExif: Bool = true, countsToTwo: Bool = false, decoder: ImageDecoder = .standard
   ) throws {
     imposedOrientation = honorsExif ? nil : .up
+    self.decoder = decoder
     if format == .jsonl {
       guard pathsFrom == nil, arguments.count == 1 else {
         throw ValidationError("--input-format jsonl reads one file of records, or - for standard input")
@@ -191,12 +194,13 @@ final class InputFrames {
   func nextJob() -> (@Sendable () -> Frame)? {
     let index = nextIndex
     let orientation = imposedOrientation
+    let decoder = decoder
     switch source {
     case .paths(let paths):
       guard index < paths.count else { return nil }
       nextIndex += 1
       let path = paths[index]
-      return { Self.fileFrame(index, path: path, orientation: orientation) }
+      return { Self.fileFrame(index, path: path, orientation: orientation, decoder: decoder) }
     case .lines(let nextPath):
       guard let listed = nextPath() else { return nil }
       nextIndex += 1
@@ -204,14 +208,14 @@ final class InputFrames {
         let problem = CLIError("a line of \(length) bytes; a path has at most \(Self.maximumPathLength) (PATH_MAX)")
         return { Frame(index: index, source: listed.path + "…", image: .failure(problem)) }
       }
-      return { Self.fileFrame(index, path: listed.path, orientation: orientation) }
+      return { Self.fileFrame(index, path: listed.path, orientation: orientation, decoder: decoder) }
     case .standardInputImage(let bytes):
       guard index == 0 else { return nil }
       nextIndex += 1
       return {
         Frame(
           index: 0, source: "stdin",
-          decoded: Result { try DecodedImage(encoded: bytes.get(), orientation: orientation) })
+          decoded: Result { try DecodedImage(encoded: bytes.get(), orientation: orientation, decoder: decoder) })
       }
     case .records(let reader, let name, let raw):
       while let line = reader.next() {
@@ -233,7 +237,8 @@ final class InputFrames {
         if line.allSatisfy(\.isWhitespace) { continue }
         nextIndex += 1
         return {
-          let record = ImageRecords.parse(line, defaultSource: defaultSource, orientation: orientation)
+          let record = ImageRecords.parse(
+            line, defaultSource: defaultSource, orientation: orientation, decoder: decoder)
           var frame = Frame(index: index, source: record.source, decoded: record.image)
           // A record with no source of its own is named after a file whose name is not UTF-8.
           if record.source == defaultSource { frame.rawSource = rawDefault }
@@ -260,11 +265,13 @@ final class InputFrames {
   }
 
   /// The frame of the image file at `path`, a `BytePath` string form.
-  private static func fileFrame(_ index: Int, path: String, orientation: MPImage.Orientation?) -> Frame {
+  private static func fileFrame(
+    _ index: Int, path: String, orientation: MPImage.Orientation?, decoder: ImageDecoder
+  ) -> Frame {
     let (source, raw) = names(path)
     var frame = Frame(
-      index: index, source: source, decoded: Result { try DecodedImage(contentsOfFile: path, orientation: orientation) }
-    )
+      index: index, source: source,
+      decoded: Result { try DecodedImage(contentsOfFile: path, orientation: orientation, decoder: decoder) })
     frame.rawSource = raw
     return frame
   }

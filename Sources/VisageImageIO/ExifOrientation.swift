@@ -26,6 +26,16 @@ public enum ExifOrientation {
     exifTIFF(bytes).flatMap(read(fromTIFF:))
   }
 
+  /// The orientation as MediaPipe 1.2.2's Python `create_from_file` reads it (with easyexif):
+  /// a JPEG's only, and an entry of two SHORTs gives its first (`read(fromFile:)` refuses it).
+  public static func readAsMediaPipe(fromFile bytes: [UInt8]) -> MPImage.Orientation? {
+    guard ImageFormat(sniffing: bytes) == .jpeg, let tiff = jpegExif(bytes),
+      let directory = TIFFDirectory(ifd0Of: tiff),
+      let value = directory.firstShort(ofTag: 0x0112)
+    else { return nil }
+    return MPImage.Orientation(exifValue: value)
+  }
+
   /// The TIFF structure of a PNG's or JPEG's Exif block, if it has one.
   static func exifTIFF(_ bytes: [UInt8]) -> ArraySlice<UInt8>? {
     switch ImageFormat(sniffing: bytes) {

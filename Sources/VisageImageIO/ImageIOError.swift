@@ -62,6 +62,9 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
   case outOfMemory(format: ImageFormat, path: String?)
   /// The encoder failed; `message` is the codec's.
   case encodingFailed(format: ImageFormat, message: String)
+  /// A decoder other than the PNG and JPEG ones (`STBImage`: `decoder` is "stb_image") could
+  /// not decode the data, or is not in this build; `message` is its reason.
+  case decoderFailed(decoder: String, message: String, path: String?)
 
   /// The file the error is about, if it came from a file.
   public var path: String? {
@@ -69,7 +72,8 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
     case .unreadableFile(let path, _): path
     case .unknownFormat(let path, _), .tooLarge(_, _, _, let path), .tooManyPixels(_, _, _, _, let path),
       .truncated(_, _, let path),
-      .corrupt(_, _, let path), .unsupported(_, _, let path), .outOfMemory(_, let path):
+      .corrupt(_, _, let path), .unsupported(_, _, let path), .outOfMemory(_, let path),
+      .decoderFailed(_, _, let path):
       path
     case .encodingFailed: nil
     }
@@ -106,6 +110,8 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
       return "not enough memory to decode \(Self.subject(format, path))"
     case .encodingFailed(let format, let message):
       return "cannot encode \(format) image: \(message)"
+    case .decoderFailed(let decoder, let message, let path):
+      return "\(decoder) cannot decode \(path.map { "'\($0)'" } ?? "the data"): \(message)"
     }
   }
 
@@ -144,6 +150,7 @@ public enum ImageIOError: Error, Equatable, CustomStringConvertible {
     case .unsupported(let format, let message, _):
       .unsupported(format: format, message: message, path: path)
     case .outOfMemory(let format, _): .outOfMemory(format: format, path: path)
+    case .decoderFailed(let decoder, let message, _): .decoderFailed(decoder: decoder, message: message, path: path)
     case .unreadableFile, .encodingFailed: self
     }
   }

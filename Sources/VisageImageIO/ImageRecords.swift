@@ -21,7 +21,8 @@ public enum ImageRecords {
   /// `orientation` as `DecodedImage(encoded:orientation:limits:)` takes it (`nil`: the
   /// file's Exif orientation).
   public static func parse(
-    _ line: String, defaultSource: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default
+    _ line: String, defaultSource: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default,
+    decoder: ImageDecoder = .standard
   ) -> (source: String, image: Result<DecodedImage, any Error>) {
     guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
       return (
@@ -42,6 +43,11 @@ public enum ImageRecords {
     do { bytes = try StrictBase64.decode(text, field: "\"data\"") } catch {
       return (source, .failure(RecordError(description: error.description)))
     }
-    return (source, Result { try DecodedImage(encoded: [UInt8](bytes), orientation: orientation, limits: limits) })
+    return (
+      source,
+      Result {
+        try DecodedImage(encoded: [UInt8](bytes), orientation: orientation, limits: limits, decoder: decoder)
+      }
+    )
   }
 }

@@ -59,34 +59,41 @@ public struct DecodedImage: Sendable {
   public var format: ImageFormat
 
   /// Reads a PNG or JPEG file; see `MPImage(contentsOfFile:orientation:limits:)`. `path` is
-  /// read as a `BytePath`, so its string form names a file whose name is not UTF-8.
-  public init(contentsOfFile path: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
-    throws
-  {
+  /// read as a `BytePath`, so its string form names a file whose name is not UTF-8. `decoder`
+  /// chooses the pixels' decoder (`ImageDecoder`).
+  public init(
+    contentsOfFile path: String, orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default,
+    decoder: ImageDecoder = .standard
+  ) throws {
     let bytes = try ImageFile.bytes(atPath: path)
     do {
-      self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits)
+      self = try DecodedImage(encoded: bytes, orientation: orientation, limits: limits, decoder: decoder)
     } catch let error as ImageIOError {
       throw error.naming(path)
     }
   }
 
   /// Decodes a PNG or JPEG file held in memory; see `MPImage(encoded:orientation:limits:)`.
-  public init(encoded bytes: [UInt8], orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default)
-    throws
-  {
+  /// With `decoder` `.mediaPipePython`, stb_image decodes (`STBImage`) and a PNG's eXIf is not
+  /// read, as in MediaPipe's Python; a gray and alpha PNG is refused there, as MediaPipe
+  /// refuses it.
+  public init(
+    encoded bytes: [UInt8], orientation: MPImage.Orientation? = nil, limits: ImageLimits = .default,
+    decoder: ImageDecoder = .standard
+  ) throws {
     var decoded: MPImage
-    switch ImageFormat(sniffing: bytes) {
-    case .png:
-      decoded = try PNG.decode(bytes, limits: limits)
-      format = .png
-    case .jpeg:
-      decoded = try JPEG.decode(bytes, limits: limits)
-      format = .jpeg
-    case nil: throw ImageIOError.unknownFormat(path: nil, leadingBytes: Array(bytes.prefix(16)))
+    guard let sniffed = ImageFormat(sniffing: bytes) else {
+      throw ImageIOError.unknownFormat(path: nil, leadingBytes: Array(bytes.prefix(16)))
+    }
+    format = sniffed
+    switch (decoder, sniffed) {
+    case (.standard, .png): decoded = try PNG.decode(bytes, limits: limits)
+    case (.standard, .jpeg): decoded = try JPEG.decode(bytes, limits: limits)
+    case (.mediaPipePython, _): decoded = try STBImage(encoded: bytes, limits: limits).image()
     }
     // Read only once the pixels decode, so a file that is not an image costs no Exif search.
-    exifOrientation = ExifOrientation.read(fromFile: bytes)
+    exifOrientation =
+      decoder == .standard ? ExifOrientation.read(fromFile: bytes) : ExifOrientation.readAsMediaPipe(fromFile: bytes)
     storedOrientation = orientation ?? exifOrientation ?? .up
     decoded.orientation = storedOrientation
     image = decoded.removingMirroring()

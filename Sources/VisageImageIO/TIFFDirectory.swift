@@ -64,6 +64,18 @@ struct TIFFDirectory {
     return nil
   }
 
+  /// The first value of the first entry with `tag` when it has type SHORT and one or two values
+  /// (held in the entry itself), as easyexif, MediaPipe's Exif reader, takes it; else `nil`.
+  func firstShort(ofTag tag: Int) -> Int? {
+    for entry in 0..<count where integer(at: entries + 12 * entry, size: 2) == tag {
+      let at = entries + 12 * entry
+      guard integer(at: at + 2, size: 2) == 3, let values = integer(at: at + 4, size: 4), (1...2).contains(values)
+      else { return nil }
+      return integer(at: at + 8, size: 2)
+    }
+    return nil
+  }
+
   /// The type of the first entry with `tag`, if any.
   func type(ofTag tag: Int) -> Int? {
     for entry in 0..<count where integer(at: entries + 12 * entry, size: 2) == tag {

@@ -3,7 +3,7 @@ import Visage
 import VisageImageIO
 
 /// PNG and JPEG bytes, recognised by their signature as `MPImage(encoded:)` does for files,
-/// with their Exif orientation.
+/// with their Exif orientation; and any bytes through stb_image, as MediaPipe's Python reads.
 /// The pixel cap is lowered to 4 megapixels so that inputs declaring huge images are refused
 /// quickly instead of filling the run with slow, legitimate decodes.
 public func fuzzImage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -13,6 +13,10 @@ public func fuzzImage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
   // and most fuzzed files do not decode; the input as a bare TIFF block too.
   _ = ExifOrientation.read(fromFile: bytes)
   _ = ExifOrientation.read(fromTIFF: bytes[...])
+  // stb_image (MediaPipe's Python decoder) reads every format it knows from the same bytes.
+  if let decoded = try? STBImage(mediaPipeEncoded: bytes, limits: ImageLimits(maximumPixels: 1 << 22)) {
+    precondition(decoded.pixels.count == decoded.width * decoded.height * decoded.channels)
+  }
   guard let image = try? MPImage(encoded: bytes, limits: ImageLimits(maximumPixels: 1 << 22)) else { return 0 }
   // A decoded image must be as big as it says.
   precondition(image.width > 0 && image.height > 0)

@@ -38,10 +38,12 @@ struct MissingFile: Error, CustomStringConvertible {
   let path: String
   var description: String { "Unable to open file at \(path)" }
 
-  /// Throws unless `path` names an existing file.
-  static func check(_ path: String) throws(MissingFile) {
+  /// Throws unless `path` names an existing file (or, with `folderIsMissing` false, folder:
+  /// MediaPipe's image reading raises RuntimeError for a folder, not FileNotFoundError).
+  static func check(_ path: String, folderIsMissing: Bool = true) throws(MissingFile) {
     var isFolder: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue else {
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !(folderIsMissing && isFolder.boolValue)
+    else {
       throw MissingFile(path: path)
     }
   }

@@ -106,33 +106,60 @@ public func visageResultFree(_ result: UnsafeMutableRawPointer) {
 
 /// The version of this C interface: raised whenever a function's arguments or meaning, or a
 /// result field's number, change. Python's `_native.ABI_VERSION` must equal it (checked at
-/// import). 2: `visage_image_decode` takes `uprightJPEG`.
+/// import). 2: `visage_image_decode` takes `uprightJPEG`. 3: it decodes as MediaPipe's
+/// `create_from_file` (stb_image, any channel count) and says the channels.
 @_cdecl("visage_abi_version")
-public func visageABIVersion() -> Int32 { 2 }
+public func visageABIVersion() -> Int32 { 3 }
 
-/// Decodes a PNG or JPEG file into RGB rows: as stored, or with `uprightJPEG` 1 a JPEG turned
-/// upright by its Exif orientation, as MediaPipe's `Image.create_from_file` does; `*pixels` is
-/// freed with `visage_free`.
+/// 1 when `visage_image_decode` decodes with stb_image as MediaPipe does, 0 when this build has
+/// no stb_image and it falls back to libpng and libjpeg-turbo (JPEG pixels up to 3 levels off).
+@_cdecl("visage_image_decodes_as_mediapipe")
+public func visageImageDecodesAsMediaPipe() -> Int32 { STBImage.isAvailable ? 1 : 0 }
+
+/// Decodes an image file as MediaPipe 1.2.2's Python `Image.create_from_file` does
+/// (`STBImage(mediaPipeFile:)`): `*channels` 1, 3 or 4 samples a pixel into `*pixels`, rows
+/// top to bottom, freed with `visage_free`. Without stb_image in the build, PNG and JPEG
+/// only, as RGB. A missing file is status 3; one that cannot be decoded 2 (MediaPipe's
+/// RuntimeError); gray and alpha 1 (its ValueError).
 @_cdecl("visage_image_decode")
 public func visageImageDecode(
-  _ path: UnsafePointer<CChar>, _ uprightJPEG: Int32, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-  _ width: UnsafeMutablePointer<Int64>, _ height: UnsafeMutablePointer<Int64>, _ error: ErrorOut
+  _ path: UnsafePointer<CChar>, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+  _ width: UnsafeMutablePointer<Int64>, _ height: UnsafeMutablePointer<Int64>, _ channels: UnsafeMutablePointer<Int64>,
+  _ error: ErrorOut
 ) -> Int32 {
   guarded(error) {
     let path = String(cString: path)
-    try MissingFile.check(path)
-    let decoded = try DecodedImage(contentsOfFile: path, orientation: .up)
-    var image = decoded.image
-    // MediaPipe's create_from_file turns a JPEG by its Exif tag, mirrored ones included, and
-    // leaves a PNG's eXIf alone.
-    if uprightJPEG != 0, decoded.format == .jpeg, let tag = decoded.exifOrientation {
-      image.orientation = tag
-      image = image.removingMirroring().applyingOrientation()
+    try MissingFile.check(path, folderIsMissing: false)
+    let decoded: STBImage
+    do {
+      decoded = try STBImage.isAvailable ? STBImage(mediaPipeFile: path) : fallback(path)
+    } catch {
+      throw DecodeFailure(description: "Failed to load image from file: \(error)")
     }
-    pixels.pointee = copyOut(image.pixels)
-    width.pointee = Int64(image.width)
-    height.pointee = Int64(image.height)
+    guard [1, 3, 4].contains(decoded.channels) else {
+      throw CallError(
+        "Expected image with 1 (grayscale), 3 (RGB) or 4 (RGBA) channels, found \(decoded.channels) channels.")
+    }
+    pixels.pointee = copyOut(decoded.pixels)
+    width.pointee = Int64(decoded.width)
+    height.pointee = Int64(decoded.height)
+    channels.pointee = Int64(decoded.channels)
   }
+}
+
+/// A file that could not be decoded: Python's RuntimeError, as MediaPipe raises.
+private struct DecodeFailure: Error, CustomStringConvertible { let description: String }
+
+/// `visage_image_decode` without stb_image: libpng or libjpeg-turbo's RGB, a JPEG turned
+/// upright by its Exif tag.
+private func fallback(_ path: String) throws -> STBImage {
+  let decoded = try DecodedImage(contentsOfFile: path, orientation: .up)
+  var image = decoded.image
+  if decoded.format == .jpeg, let tag = decoded.exifOrientation {
+    image.orientation = tag
+    image = image.removingMirroring().applyingOrientation()
+  }
+  return try STBImage(width: image.width, height: image.height, channels: 3, pixels: image.pixels)
 }
 
 /// Visage: a face's aligned crop (`MPImage.alignedFaceCrop`), `size` × `size` RGB pixels into

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import os
+import warnings
 
 import numpy as np
 
@@ -62,24 +63,33 @@ class Image:
 
     @classmethod
     def create_from_file(cls, file_name: str) -> "Image":
-        """Decodes a PNG or JPEG file into an SRGB image. As MediaPipe's does, it turns a JPEG
-        upright by its Exif orientation (mirrored ones too) and leaves a PNG as stored.
+        """Decodes an image file as MediaPipe 1.2.2 does: with stb_image (JPEG, PNG, BMP, GIF, ...),
+        gray as GRAY8, RGB as SRGB, with alpha (PNG, GIF) as SRGBA, 16-bit samples cut to 8, and a
+        JPEG turned upright by its Exif orientation (mirrored ones too); a PNG stays as stored.
 
-        Raises FileNotFoundError for a missing file and ValueError for one that is not a
-        readable PNG or JPEG."""
+        Raises FileNotFoundError for a missing file, RuntimeError for one that cannot be decoded
+        and ValueError for gray with alpha, as MediaPipe does."""
+        if not _native.lib.visage_image_decodes_as_mediapipe():
+            warnings.warn(
+                "this build of Visage has no stb_image (Tools/stb-header was not run before it was built): "
+                "create_from_file reads PNG and JPEG only, with JPEG pixels up to 3 levels from MediaPipe's",
+                RuntimeWarning, stacklevel=2,
+            )
         pointer = ctypes.c_void_p()
-        width, height = ctypes.c_int64(), ctypes.c_int64()
+        width, height, channels = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
         error = ctypes.c_void_p()
         status = _native.lib.visage_image_decode(
-            os.fsencode(file_name), 1, ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height), ctypes.byref(error)
+            os.fsencode(file_name), ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height),
+            ctypes.byref(channels), ctypes.byref(error),
         )
         _native.check(status, error)
         try:
-            size = width.value * height.value * 3
-            data = np.frombuffer(ctypes.string_at(pointer.value, size), dtype=np.uint8)
+            shape = (height.value, width.value, channels.value)
+            data = np.frombuffer(ctypes.string_at(pointer.value, shape[0] * shape[1] * shape[2]), dtype=np.uint8)
         finally:
             _native.lib.visage_free(pointer.value)
-        return cls(ImageFormat.SRGB, data.reshape(height.value, width.value, 3), copy=False)
+        formats = {1: ImageFormat.GRAY8, 3: ImageFormat.SRGB, 4: ImageFormat.SRGBA}
+        return cls(formats[shape[2]], data.reshape(shape), copy=False)
 
     @property
     def width(self) -> int:
