@@ -16,16 +16,21 @@ def test_results_behave_as_dataclasses():
     with vision.FaceLandmarker.create_from_options(vision.FaceLandmarkerOptions(output_face_blendshapes=True)) as task:
         image = mp.Image.create_from_file(ASTRONAUT)
         first, second = task.detect(image), task.detect(image)
-    # Landmarks and blendshapes are made when first read; every way of reading sees them.
+    # Plain dataclasses of MediaPipe's fields: equality, pickling, copying, asdict and repr.
     array = first.landmarks_array(0)
     assert array.shape == (478, 3) and array.dtype == np.float32
     assert first == second and pickle.loads(pickle.dumps(second)) == first and copy.deepcopy(first) == first
     as_dict = dataclasses.asdict(first)
+    assert [f.name for f in dataclasses.fields(first)][:3] == list(as_dict)[:3] == [
+        "face_landmarks", "face_blendshapes", "facial_transformation_matrixes"]
+    assert not any(name.startswith("_") for name in as_dict)
     assert len(as_dict["face_landmarks"][0]) == 478 and as_dict["face_blendshapes"][0][1]["category_name"] == "browDownLeft"
     assert [[p.x, p.y, p.z] for p in first.face_landmarks[0]] == array.tolist()
     assert "face_landmarks=[[NormalizedLandmark(x=" in repr(first)
-    first.face_landmarks[0][0].x = 2.0  # the objects are the user's to change
-    assert first.face_landmarks[0][0].x == 2.0 and first.landmarks_array(0)[0, 0] == 2.0
+    first.face_landmarks[0][0].x = 2.0  # the objects are the user's to change;
+    assert first.face_landmarks[0][0].x == 2.0 and first.landmarks_array(0)[0, 0] == array[0, 0]  # the engine's stay
+    made = vision.FaceLandmarkerResult(first.face_landmarks, first.face_blendshapes, [])
+    assert made.landmarks_array(0)[0, 0] == 2.0  # a result made by hand is read from its objects
 
 
 def test_extra_outputs():

@@ -178,11 +178,11 @@ class VisionTask:
 
     def _take(self, table: Optional[_native.ResultTable]) -> Any:
         """The result of an image or video call, the engine's table freed. The engine's own time
-        rides along outside the result's fields (`_engine_ms`, for Benchmarks/python_api.py)."""
+        rides along in a field that is not MediaPipe's (`_engine_ms`, for Benchmarks/python_api.py)."""
         assert table is not None
         try:
             result = self._convert(table)
-            result.__dict__["_engine_ms"] = table.engine_milliseconds()
+            result._engine_ms = table.engine_milliseconds()
             return result
         finally:
             table.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Callable, List, Optional
+from typing import Callable, List, Literal, Optional
 
 from visage import _native
 from visage._native import Field
@@ -34,6 +34,8 @@ class FaceDetectorResult(detections_module.DetectionResult):
     """The faces found in one image or frame; `face_tracking_ids` (Visage) with `track_faces`."""
 
     face_tracking_ids: List[int] = dataclasses.field(default_factory=list)
+    # Not a field (no annotation): the engine's own time, for Benchmarks/python_api.py.
+    _engine_ms = None
 
 
 @dataclasses.dataclass
@@ -50,7 +52,7 @@ class FaceDetectorOptions:
     min_detection_confidence: float = 0.5
     min_suppression_threshold: float = 0.3
     result_callback: Optional[Callable[[FaceDetectorResult, Image, int], None]] = None
-    detector_range: str = "short"
+    detector_range: Literal["short", "full", "all"] = "short"
     search_any_rotation: bool = False
     track_faces: bool = False
     min_face_presence_confidence: Optional[float] = None

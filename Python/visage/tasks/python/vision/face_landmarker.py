@@ -7,7 +7,7 @@ import dataclasses
 import enum
 import itertools
 import re
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Literal, Optional, Sequence
 
 import numpy as np
 
@@ -94,26 +94,19 @@ class FaceLandmarkerResult:
     face_iris_distances: List[Optional[IrisDistances]] = dataclasses.field(default_factory=list)
     face_tracking_ids: List[int] = dataclasses.field(default_factory=list)
     face_scores: List[FaceScores] = dataclasses.field(default_factory=list)
+    # Not fields (no annotation), so not in `==`, `repr` or `asdict`: the engine's landmark rows
+    # (a face a row of 478 x, y, z float32) for `landmarks_array`, and its own time
+    # (Benchmarks/python_api.py), set on a result the engine made.
+    _rows = None
+    _engine_ms = None
 
     def landmarks_array(self, face: int) -> np.ndarray:
-        """Visage: one face's landmarks as a (478, 3) float32 array of x, y, z: the engine's
-        values, with no Python object made per landmark."""
-        lazy = self.__dict__.get("_lazy", {})
-        if "face_landmarks" in lazy and "face_landmarks" not in self.__dict__:
-            return lazy["face_landmarks"][1][face].reshape(-1, 3).copy()
+        """Visage: one face's landmarks as a (478, 3) float32 array of x, y, z with no Python
+        object read: the engine's values when the engine made this result (changing the objects
+        does not change them), else `face_landmarks` read."""
+        if self._rows is not None:
+            return self._rows[face].reshape(-1, 3).copy()
         return np.asarray([[p.x, p.y, p.z] for p in self.face_landmarks[face]], np.float32)
-
-    def __getattr__(self, name: str):
-        # Reached only for an attribute not set: `face_landmarks` and `face_blendshapes` of a
-        # result the engine made, whose objects (478 and 52 a face) are made from its arrays
-        # when first read, most of the cost of bringing a result into Python; then kept.
-        lazy = self.__dict__.get("_lazy", {})
-        if name in lazy:
-            make, rows = lazy[name]
-            value = [make(row) for row in rows]
-            self.__dict__[name] = value
-            return value
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 class FaceLandmarksConnections:
@@ -178,9 +171,9 @@ class FaceLandmarkerOptions:
     output_iris_distances: bool = False
     output_scores: bool = False
     track_faces: bool = False
-    detector_range: str = "short"
+    detector_range: Literal["short", "full", "all"] = "short"
     search_any_rotation: bool = False
-    landmark_smoothing: Optional[str] = None
+    landmark_smoothing: Optional[Literal["every_face", "mediapipe", "off"]] = None
 
 
 def _points(row: np.ndarray, kind: type) -> list:
@@ -262,16 +255,12 @@ class FaceLandmarker(VisionTask):
         self._run(RunningMode.LIVE_STREAM, "detect_async", image, timestamp_ms, image_processing_options)
 
     def _convert(self, table: _native.ResultTable) -> FaceLandmarkerResult:
-        result = FaceLandmarkerResult.__new__(FaceLandmarkerResult)
-        # The landmarks and blendshapes become objects when first read (FaceLandmarkerResult).
-        lazy = {"face_landmarks": (_normalized_points, table.rows(Field.LANDMARKS))}
+        # Every object is made here, as MediaPipe makes them: 478 landmarks and 52 categories a
+        # face cost about 0.1 ms (docs/python.md); `landmarks_array` skips them.
+        rows = table.rows(Field.LANDMARKS)
         blendshapes = table.rows(Field.BLENDSHAPES)
-        if blendshapes is not None and len(blendshapes):
-            if FaceLandmarker._names is None:
-                FaceLandmarker._names = table.names()
-            lazy["face_blendshapes"] = (_categories, blendshapes)
-        else:
-            result.face_blendshapes = []
+        if blendshapes is not None and len(blendshapes) and FaceLandmarker._names is None:
+            FaceLandmarker._names = table.names()
         outputs = self._outputs
         matrices = table.rows(Field.MATRICES) if outputs.output_facial_transformation_matrixes else None
         ids = table.rows(Field.TRACKING_IDS) if outputs.track_faces else None
@@ -280,8 +269,9 @@ class FaceLandmarker(VisionTask):
         def extra(wanted: bool, field: Field, make: Callable) -> list:
             return _optional_rows(table.rows(field), make) if wanted else []
 
-        result.__dict__.update(
-            _lazy=lazy,
+        result = FaceLandmarkerResult(
+            face_landmarks=[_normalized_points(row) for row in rows],
+            face_blendshapes=[] if blendshapes is None else [_categories(row) for row in blendshapes],
             facial_transformation_matrixes=[] if matrices is None else [row.reshape(4, 4).copy() for row in matrices],
             face_head_poses=extra(outputs.output_head_poses, Field.HEAD_POSES, lambda r: HeadPose(*r.tolist())),
             face_metric_landmarks=extra(outputs.output_metric_landmarks, Field.METRIC_LANDMARKS, lambda r: _points(r, Landmark)),
@@ -289,6 +279,7 @@ class FaceLandmarker(VisionTask):
             face_tracking_ids=[] if ids is None else [int(v) for v in ids[:, 0]],
             face_scores=[] if scores is None else [FaceScores(None if np.isnan(d) else d, p) for d, p in scores.tolist()],
         )
+        result._rows = rows
         return result
 
 
