@@ -27,3 +27,13 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         if len(made) != 1:
             raise RuntimeError(f"auditwheel repair made {made}, expected one wheel")
         return made[0]
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    """Refused: the engine is the Swift package at the repository's root, outside Python/, so a
+    source archive of Python/ could not build (it would fail later, in `swift build`)."""
+    raise RuntimeError(
+        "Visage has no source distribution: the engine is the Swift package at the repository's root, "
+        "outside Python/. Build the wheel from a checkout instead: `python -m build --wheel Python` or "
+        "`pip wheel ./Python` (docs/python.md)."
+    )

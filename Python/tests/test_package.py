@@ -77,3 +77,16 @@ def test_connections():
     face_mesh = visage.solutions.face_mesh
     assert face_mesh.FACEMESH_TESSELATION == {(c.start, c.end) for c in connections.FACE_LANDMARKS_TESSELATION}
     assert len(face_mesh.FACEMESH_IRISES) == 8
+
+
+def test_no_source_distribution_is_made():
+    """`python -m build` without `--wheel` stops at once, saying why: the engine is outside
+    Python/, so a source archive of it could not build (docs/python.md)."""
+    pytest.importorskip("setuptools.build_meta", reason="the build backend needs setuptools, absent from this venv")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "build_backend"))
+    try:
+        import visage_build
+    finally:
+        sys.path.pop(0)
+    with pytest.raises(RuntimeError, match="no source distribution.*--wheel"):
+        visage_build.build_sdist("unused")
