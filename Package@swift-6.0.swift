@@ -68,6 +68,13 @@ let package = Package(
     // glibc's malloc settings for the command line's batches of large photos.
     .target(name: "CAllocator"),
 
+    // stb_image, the decoder of MediaPipe's Python `Image.create_from_file`, compiled from the
+    // header Tools/stb-header puts in .build-deps (else the system's <stb/stb_image.h>); with
+    // neither, the target builds and says the decoder is missing (see STBImage.swift).
+    .target(
+      name: "CSTBImage", cSettings: [.headerSearchPath("../../.build-deps/include")],
+      linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
+
     // The CPU check and the plain structs the micro-kernel copies share.
     .target(name: "CVisageISA"),
     // The micro-kernels at the target's baseline (and their source for the other copies).
@@ -89,11 +96,12 @@ let package = Package(
     // The face stages (detector, landmarker, ...) and the image type they take: no codecs,
     // no flatbuffer parsing of their own.
     .target(name: "Visage", dependencies: ["VisageTFLite"]),
-    // PNG and JPEG files to `MPImage` and back (libpng, libjpeg-turbo; ImageIO on Apple platforms).
+    // PNG and JPEG files to `MPImage` and back (libpng, libjpeg-turbo; ImageIO on Apple platforms),
+    // and the files stb_image reads as MediaPipe's Python reads them.
     .target(
       name: "VisageImageIO",
       dependencies: [
-        "Visage", .target(name: "CPNG", condition: .when(platforms: nonApple)),
+        "Visage", "CSTBImage", .target(name: "CPNG", condition: .when(platforms: nonApple)),
         .target(name: "CJPEG", condition: .when(platforms: nonApple)),
       ]),
     // Google ML Kit's face detection API (`FaceDetector`, `VisionImage`, `Face`, and the
