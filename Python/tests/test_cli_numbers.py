@@ -20,6 +20,8 @@ def images(tmp_path_factory):
     rng = random.Random(SEED)
     folder = tmp_path_factory.mktemp("sweep")
     photos = [mp.Image.create_from_file(str(FIXTURES / p)).numpy_view() for p in PHOTOS]
+    # Crops are written as RGB: a gray photo (GRAY8) replicated, as the tasks read it.
+    photos = [np.repeat(p, 3, axis=2) if p.shape[2] == 1 else p[:, :, :3] for p in photos]
     paths = [str(FIXTURES / p) for p in PHOTOS]
     for i in range(14):
         photo = photos[i % len(photos)]

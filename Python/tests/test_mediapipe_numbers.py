@@ -20,6 +20,9 @@ from conftest import FIXTURES
 
 DATA = json.loads((FIXTURES / "landmarker" / "mediapipe.json").read_text())
 DETECTOR = json.loads((FIXTURES / "detector" / "mediapipe.json").read_text())
+# The fixture generators handed MediaPipe Pillow's pixels (numpy arrays), so the images are
+# read with the decoder that equals Pillow's.
+PILLOW = "standard"
 vision = mp.tasks.vision
 
 
@@ -59,7 +62,7 @@ def compare(ours: vision.FaceLandmarkerResult, faces: list, blendshape_bar: floa
 
 @pytest.mark.parametrize("case", DATA["cases"], ids=lambda c: c["name"])
 def test_image_mode(case):
-    image = mp.Image.create_from_file(str(FIXTURES / case["image"]))
+    image = mp.Image.create_from_file(str(FIXTURES / case["image"]), decoder=PILLOW)
     assert (image.width, image.height) == (case["width"], case["height"])
     processing = vision.ImageProcessingOptions(rotation_degrees=case["rotationDegrees"])
     with landmarker(case["options"], vision.RunningMode.IMAGE) as task:
@@ -70,14 +73,14 @@ def test_image_mode(case):
 def test_video_mode(sequence):
     with landmarker(sequence["options"], vision.RunningMode.VIDEO) as task:
         for frame in sequence["frames"]:
-            image = mp.Image.create_from_file(str(FIXTURES / frame["image"]))
+            image = mp.Image.create_from_file(str(FIXTURES / frame["image"]), decoder=PILLOW)
             result = task.detect_for_video(image, frame["timestampMs"])
             compare(result, frame["faces"], 2.5e-2, f"{sequence['name']} at {frame['timestampMs']} ms")
 
 
 def fixture_image(case: dict) -> mp.Image:
     """The case's image, decoded as the fixture generator decoded it (its RGB bytes' hash)."""
-    image = mp.Image.create_from_file(str(FIXTURES / case["image"]))
+    image = mp.Image.create_from_file(str(FIXTURES / case["image"]), decoder=PILLOW)
     rgb = np.ascontiguousarray(image.numpy_view()[:, :, :3])
     assert hashlib.sha256(rgb.tobytes()).hexdigest() == case["rgbSha256"], f"{case['name']}: other pixels"
     return image
@@ -125,14 +128,15 @@ def fnv1a64(pixels: np.ndarray) -> str:
 def test_create_from_file_turns_jpegs_by_exif():
     # As MediaPipe 1.2.2's create_from_file (measured on these files): a JPEG comes upright by
     # its Exif tag, the mirrored tags too, as Pillow's exif_transpose gives it; a PNG's eXIf is
-    # ignored. The manifest's hashes are of Pillow's pixels, which Visage's decoders equal.
+    # ignored. The manifest's hashes are of Pillow's pixels, which Visage's standard decoder
+    # equals (test_image_files.py holds the default, MediaPipe's decoder, to MediaPipe's pixels).
     manifest = json.loads((FIXTURES / "exif" / "manifest.json").read_text())["files"]
     checked = 0
     for entry in manifest:
         name = entry["file"]
         if not (name.startswith("jpeg_") or name.startswith("png_")):
             continue
-        view = mp.Image.create_from_file(str(FIXTURES / "exif" / name)).numpy_view()
+        view = mp.Image.create_from_file(str(FIXTURES / "exif" / name), decoder=PILLOW).numpy_view()
         turned = name.startswith("jpeg_")
         size = (entry["uprightHeight"], entry["uprightWidth"]) if turned else (entry["storedHeight"], entry["storedWidth"])
         assert view.shape == (*size, 3), name

@@ -75,7 +75,7 @@ def _load() -> ctypes.CDLL:
         "visage_result_free": (None, [p]),
         "visage_image_decode": (
             i32,
-            [ctypes.c_char_p, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut],
+            [ctypes.c_char_p, i32, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut],
         ),
         "visage_image_decodes_as_mediapipe": (i32, []),
         "visage_face_connections": (i64, [ctypes.c_char_p, ctypes.POINTER(i32), i64]),

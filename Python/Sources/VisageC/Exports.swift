@@ -116,14 +116,15 @@ public func visageABIVersion() -> Int32 { 3 }
 @_cdecl("visage_image_decodes_as_mediapipe")
 public func visageImageDecodesAsMediaPipe() -> Int32 { STBImage.isAvailable ? 1 : 0 }
 
-/// Decodes an image file as MediaPipe 1.2.2's Python `Image.create_from_file` does
-/// (`STBImage(mediaPipeFile:)`): `*channels` 1, 3 or 4 samples a pixel into `*pixels`, rows
-/// top to bottom, freed with `visage_free`. Without stb_image in the build, PNG and JPEG
-/// only, as RGB. A missing file is status 3; one that cannot be decoded 2 (MediaPipe's
-/// RuntimeError); gray and alpha 1 (its ValueError).
+/// Decodes an image file into `*channels` (1, 3 or 4) samples a pixel at `*pixels`, rows top to
+/// bottom, freed with `visage_free`. `standard` 0: as MediaPipe 1.2.2's Python
+/// `Image.create_from_file` does (`STBImage(mediaPipeFile:)`; without stb_image in the build,
+/// as with 1). `standard` 1: PNG and JPEG with libpng and libjpeg-turbo (Pillow's pixels), as
+/// RGB, a JPEG turned upright by its Exif tag. A missing file is status 3; one that cannot be
+/// decoded 2 (MediaPipe's RuntimeError); gray and alpha 1 (its ValueError).
 @_cdecl("visage_image_decode")
 public func visageImageDecode(
-  _ path: UnsafePointer<CChar>, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+  _ path: UnsafePointer<CChar>, _ standard: Int32, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
   _ width: UnsafeMutablePointer<Int64>, _ height: UnsafeMutablePointer<Int64>, _ channels: UnsafeMutablePointer<Int64>,
   _ error: ErrorOut
 ) -> Int32 {
@@ -132,7 +133,7 @@ public func visageImageDecode(
     try MissingFile.check(path, folderIsMissing: false)
     let decoded: STBImage
     do {
-      decoded = try STBImage.isAvailable ? STBImage(mediaPipeFile: path) : fallback(path)
+      decoded = try STBImage.isAvailable && standard == 0 ? STBImage(mediaPipeFile: path) : standardDecode(path)
     } catch {
       throw DecodeFailure(description: "Failed to load image from file: \(error)")
     }
@@ -150,9 +151,8 @@ public func visageImageDecode(
 /// A file that could not be decoded: Python's RuntimeError, as MediaPipe raises.
 private struct DecodeFailure: Error, CustomStringConvertible { let description: String }
 
-/// `visage_image_decode` without stb_image: libpng or libjpeg-turbo's RGB, a JPEG turned
-/// upright by its Exif tag.
-private func fallback(_ path: String) throws -> STBImage {
+/// `visage_image_decode` with libpng or libjpeg-turbo: RGB, a JPEG turned upright by its Exif tag.
+private func standardDecode(_ path: String) throws -> STBImage {
   let decoded = try DecodedImage(contentsOfFile: path, orientation: .up)
   var image = decoded.image
   if decoded.format == .jpeg, let tag = decoded.exifOrientation {

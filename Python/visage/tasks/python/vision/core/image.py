@@ -6,6 +6,7 @@ import ctypes
 import enum
 import os
 import warnings
+from typing import Literal
 
 import numpy as np
 
@@ -62,14 +63,18 @@ class Image:
         self._data = np.array(data, order="C") if copy else data
 
     @classmethod
-    def create_from_file(cls, file_name: str) -> "Image":
+    def create_from_file(cls, file_name: str, decoder: Literal["mediapipe-python", "standard"] = "mediapipe-python") -> "Image":
         """Decodes an image file as MediaPipe 1.2.2 does: with stb_image (JPEG, PNG, BMP, GIF, ...),
         gray as GRAY8, RGB as SRGB, with alpha (PNG, GIF) as SRGBA, 16-bit samples cut to 8, and a
         JPEG turned upright by its Exif orientation (mirrored ones too); a PNG stays as stored.
+        `decoder="standard"` (Visage) decodes PNG and JPEG with libpng and libjpeg-turbo instead,
+        Pillow's pixels, always as SRGB, a JPEG turned upright as above.
 
         Raises FileNotFoundError for a missing file, RuntimeError for one that cannot be decoded
         and ValueError for gray with alpha, as MediaPipe does."""
-        if not _native.lib.visage_image_decodes_as_mediapipe():
+        if decoder not in ("mediapipe-python", "standard"):
+            raise ValueError(f"decoder must be 'mediapipe-python' or 'standard', got {decoder!r}")
+        if decoder != "standard" and not _native.lib.visage_image_decodes_as_mediapipe():
             warnings.warn(
                 "this build of Visage has no stb_image (Tools/stb-header was not run before it was built): "
                 "create_from_file reads PNG and JPEG only, with JPEG pixels up to 3 levels from MediaPipe's",
@@ -79,7 +84,7 @@ class Image:
         width, height, channels = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
         error = ctypes.c_void_p()
         status = _native.lib.visage_image_decode(
-            os.fsencode(file_name), ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height),
+            os.fsencode(file_name), int(decoder == "standard"), ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height),
             ctypes.byref(channels), ctypes.byref(error),
         )
         _native.check(status, error)
