@@ -17,6 +17,8 @@
 #define STBI_MALLOC(size) calloc(1, size)
 #define STBI_REALLOC(pointer, size) realloc(pointer, size)
 #define STBI_FREE(pointer) free(pointer)
+// Its thread-locals (the failure reason, per-thread flags) need this file compiled as
+// position-independent code to sit in a shared object: Tools/release/build passes -fPIC.
 #include <stb/stb_image.h>
 
 int visage_stb_available(void) { return 1; }

@@ -120,10 +120,10 @@ public enum TaskOptions {
 
   /// The command line's options that visage-server does not take, which it refuses by name:
   /// files, threads, output and running modes (the server decides them), crops and regions,
-  /// and the smoothing filter's settings.
+  /// the smoothing filter's settings, and the files' decoder.
   public static let commandLineOnly: Set<String> = [
     "model", "threads", "running-mode", "fps", "output", "annotate", "paths-from", "input-format", "profile-search",
-    "crops", "crop-size", "crop-margin", "region", "smoothing-min-cutoff", "smoothing-beta",
+    "crops", "crop-size", "crop-margin", "region", "smoothing-min-cutoff", "smoothing-beta", "decoder",
   ]
 
   private static let ranges = TaskOption.Kind.choice(["short", "full", "all"])
