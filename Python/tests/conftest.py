@@ -42,6 +42,15 @@ def run_cli(cli: str, *arguments: str) -> list:
     return [json.loads(line) for line in output.splitlines() if line.strip()]
 
 
+def fnv1a64(pixels: np.ndarray) -> str:
+    """The fixture scripts' hash of pixels (Tools/make_exif_fixtures.py, make_stb_fixtures.py):
+    64-bit FNV-1a of the bytes, rows top to bottom, as 16 hex digits."""
+    h = 0xCBF29CE484222325
+    for byte in np.ascontiguousarray(pixels).tobytes():
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
 def write_png(path: Path, rgb: np.ndarray) -> None:
     """An RGB PNG (8-bit, no filter), so that the tests need nothing beyond numpy."""
     height, width, _ = rgb.shape

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import visage as mp
-from conftest import FIXTURES
+from conftest import FIXTURES, fnv1a64
 
 DATA = json.loads((FIXTURES / "landmarker" / "mediapipe.json").read_text())
 DETECTOR = json.loads((FIXTURES / "detector" / "mediapipe.json").read_text())
@@ -115,14 +115,6 @@ def test_detector_video_mode():
         for case in frames:
             result = task.detect_for_video(fixture_image(case), case["timestampMs"])
             compare_detections(result, case["detections"], case["name"])
-
-
-def fnv1a64(pixels: np.ndarray) -> str:
-    """Tools/make_exif_fixtures.py's hash of 8-bit RGB rows."""
-    h = 0xCBF29CE484222325
-    for byte in np.ascontiguousarray(pixels).tobytes():
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
 
 
 def test_create_from_file_turns_jpegs_by_exif():

@@ -31,9 +31,12 @@ struct ExifManifest: Decodable {
   static func path(_ name: String) -> String { Fixtures.fixturePath("exif/" + name) }
 
   /// FNV-1a 64 of an image's RGB bytes, in hex, as the script writes it.
-  static func hash(_ image: MPImage) -> String {
+  static func hash(_ image: MPImage) -> String { hash(image.pixels) }
+
+  /// FNV-1a 64 of some bytes, in hex, as the fixture scripts write it.
+  static func hash(_ bytes: [UInt8]) -> String {
     var h: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in image.pixels { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    for byte in bytes { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
     let hex = String(h, radix: 16)
     return String(repeating: "0", count: 16 - hex.count) + hex
   }

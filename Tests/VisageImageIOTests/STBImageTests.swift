@@ -35,14 +35,6 @@ struct STBManifest: Decodable {
     // A cut-off Exif directory kills MediaPipe with SIGILL; Visage reads the stored pixels.
     "exif/bad_truncated_ifd.jpg": "MediaPipe dies",
   ]
-
-  /// FNV-1a 64 of some bytes, in hex, as the script writes it.
-  static func hash(_ bytes: [UInt8]) -> String {
-    var h: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in bytes { h = (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
-    let hex = String(h, radix: 16)
-    return String(repeating: "0", count: 16 - hex.count) + hex
-  }
 }
 
 @Suite(.enabled(if: STBImage.isAvailable, "stb_image is not in this build: run Tools/stb-header, then build"))
@@ -62,7 +54,7 @@ struct STBImageTests {
       let image = try STBImage(mediaPipeFile: path)
       let channels = ["GRAY8": 1, "SRGB": 3, "SRGBA": 4][file.format ?? ""]
       #expect([image.height, image.width, image.channels] == file.shape && image.channels == channels)
-      #expect(STBManifest.hash(image.pixels) == hash, "pixels differ from MediaPipe's")
+      #expect(ExifManifest.hash(image.pixels) == hash, "pixels differ from MediaPipe's")
     case ("ValueError", _):
       // Gray and alpha: stb_image reads it; MediaPipe refuses the channel count, as `image()` does.
       let image = try STBImage(mediaPipeFile: path)
@@ -82,7 +74,7 @@ struct STBImageTests {
     let decoded = try DecodedImage(contentsOfFile: Fixtures.fixturePath(file.file), decoder: .mediaPipePython)
     let upright = decoded.image.applyingOrientation()
     #expect([upright.height, upright.width, 3] == file.shape)
-    #expect(STBManifest.hash(upright.pixels) == file.fnv1a64, "upright pixels differ from MediaPipe's")
+    #expect(ExifManifest.hash(upright.pixels) == file.fnv1a64, "upright pixels differ from MediaPipe's")
     if file.file.hasSuffix(".png") { #expect(decoded.exifOrientation == nil) }
   }
 
