@@ -162,7 +162,7 @@ let package = Package(
         "VisageImageIO", "Visage", "VisageTestSupport", .target(name: "CPNG", condition: .when(platforms: nonApple)),
       ]),
     .testTarget(name: "VisageReportsTests", dependencies: ["VisageReports", "Visage", "VisageTestSupport"]),
-    .testTarget(name: "VisageHostingTests", dependencies: ["VisageHosting", "VisageTestSupport"]),
+    .testTarget(name: "VisageHostingTests", dependencies: ["VisageHosting", "Visage", "VisageTestSupport"]),
     .testTarget(
       name: "VisageRuntimeTests",
       dependencies: ["VisageTFLite", "VisageRuntime", "VisageTestSupport"]),
@@ -172,7 +172,7 @@ let package = Package(
       name: "VisageCLITests",
       dependencies: [
         "visage", "VisageImageIO", "Visage", "VisageRuntime", "VisageTFLite", "VisageReports", "VisageHosting",
-        "VisageTestSupport",
+        "VisageCommandLine", "VisageTestSupport",
       ]),
   ]
 )

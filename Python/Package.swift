@@ -13,7 +13,8 @@ let package = Package(
       name: "VisageC",
       dependencies: [
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
-        .product(name: "VisageCommandLine", package: "Visage"),
+        .product(name: "VisageCommandLine", package: "Visage"), .product(name: "VisageHosting", package: "Visage"),
+        .product(name: "VisageReports", package: "Visage"),
       ])
   ]
 )

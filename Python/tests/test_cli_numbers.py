@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import visage as mp
+from visage import _native
 from conftest import FIXTURES, PHOTOS, run_cli, write_png
 
 vision = mp.tasks.vision
@@ -48,6 +49,52 @@ def same(python_value, json_value, label):
     assert np.float32(python_value) == np.float32(json_value), f"{label}: {python_value} != {json_value} (seed {SEED})"
 
 
+def same_landmarks(result, line, path):
+    """A landmarker's result against the command line's line, every output field."""
+    assert len(result.face_landmarks) == len(line["faceLandmarks"]), path
+    for ours, theirs in pairs(result.face_landmarks, line["faceLandmarks"], path):
+        for p, q in pairs(ours, theirs, path):
+            same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
+    for ours, theirs in pairs(result.face_blendshapes, line.get("faceBlendshapes", []), path):
+        for c, d in pairs(ours, theirs, path):
+            assert c.category_name == d["categoryName"]
+            same(c.score, d["score"], path)
+    matrices = line.get("facialTransformationMatrixes", [])
+    for ours, theirs in pairs(result.facial_transformation_matrixes, matrices, path):
+        for a, b in pairs(ours.flatten().tolist(), np.asarray(theirs).flatten().tolist(), path):
+            same(a, b, path)
+    for ours, theirs in pairs(result.face_head_poses, line.get("faceHeadPoses", []), path):
+        same(ours.x, theirs["x"], path), same(ours.y, theirs["y"], path), same(ours.z, theirs["z"], path)
+    for ours, theirs in pairs(result.face_iris_distances, line.get("faceIrisDistances", []), path):
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            same(ours.left, theirs["left"], path), same(ours.right, theirs["right"], path)
+    for ours, theirs in pairs(result.face_metric_landmarks, line.get("faceMetricLandmarks", []), path):
+        assert (ours is None) == (theirs is None)
+        for p, q in pairs(ours or [], theirs or [], path):
+            same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
+    for ours, theirs in pairs(result.face_scores, line.get("faceScores", []), path):
+        same(ours.presence, theirs["presence"], path)
+    assert result.face_tracking_ids == line.get("faceTrackingIds", []), path
+
+
+def same_detections(result, line, path):
+    """A detector's result against the command line's line."""
+    assert len(result.detections) == len(line["detections"]), path
+    for ours, theirs in pairs(result.detections, line["detections"], path):
+        box = theirs["boundingBox"]
+        assert (ours.bounding_box.origin_x, ours.bounding_box.origin_y) == (box["originX"], box["originY"])
+        assert (ours.bounding_box.width, ours.bounding_box.height) == (box["width"], box["height"])
+        same(ours.categories[0].score, theirs["categories"][0]["score"], path)
+        for p, q in pairs(ours.keypoints, theirs["keypoints"], path):
+            same(p.x, q["x"], path), same(p.y, q["y"], path)
+        same(ours.rotation_degrees, theirs["rotation"], path)
+        assert (ours.face_presence is None) == (theirs.get("facePresence") is None), path
+        if ours.face_presence is not None:
+            same(ours.face_presence, theirs["facePresence"], path)
+    assert result.face_tracking_ids == line.get("faceTrackingIds", []), path
+
+
 # The full photos alone give 3 faces with the short-range detector, 15 with every scale.
 @pytest.mark.parametrize("detector_range, least", [("short", 3), ("all", 15)])
 def test_landmarker_equals_cli(cli, images, detector_range, least):
@@ -65,29 +112,7 @@ def test_landmarker_equals_cli(cli, images, detector_range, least):
     with vision.FaceLandmarker.create_from_options(options) as task:
         for path, line in pairs(images, lines, "images"):
             result = task.detect(mp.Image.create_from_file(path))
-            assert len(result.face_landmarks) == len(line["faceLandmarks"]), path
-            for ours, theirs in pairs(result.face_landmarks, line["faceLandmarks"], path):
-                for p, q in pairs(ours, theirs, path):
-                    same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
-            for ours, theirs in pairs(result.face_blendshapes, line["faceBlendshapes"], path):
-                for c, d in pairs(ours, theirs, path):
-                    assert c.category_name == d["categoryName"]
-                    same(c.score, d["score"], path)
-            for ours, theirs in pairs(result.facial_transformation_matrixes, line["facialTransformationMatrixes"], path):
-                for a, b in pairs(ours.flatten().tolist(), np.asarray(theirs).flatten().tolist(), path):
-                    same(a, b, path)
-            for ours, theirs in pairs(result.face_head_poses, line["faceHeadPoses"], path):
-                same(ours.x, theirs["x"], path), same(ours.y, theirs["y"], path), same(ours.z, theirs["z"], path)
-            for ours, theirs in pairs(result.face_iris_distances, line["faceIrisDistances"], path):
-                assert (ours is None) == (theirs is None)
-                if ours is not None:
-                    same(ours.left, theirs["left"], path), same(ours.right, theirs["right"], path)
-            for ours, theirs in pairs(result.face_metric_landmarks, line["faceMetricLandmarks"], path):
-                assert (ours is None) == (theirs is None)
-                for p, q in pairs(ours or [], theirs or [], path):
-                    same(p.x, q["x"], path), same(p.y, q["y"], path), same(p.z, q["z"], path)
-            for ours, theirs in pairs(result.face_scores, line["faceScores"], path):
-                same(ours.presence, theirs["presence"], path)
+            same_landmarks(result, line, path)
             faces += len(result.face_landmarks)
     assert faces >= least
 
@@ -98,13 +123,38 @@ def test_detector_equals_cli(cli, images, detector_range):
     options = vision.FaceDetectorOptions(detector_range=detector_range)
     with vision.FaceDetector.create_from_options(options) as task:
         for path, line in pairs(images, lines, "images"):
-            result = task.detect(mp.Image.create_from_file(path))
-            assert len(result.detections) == len(line["detections"]), path
-            for ours, theirs in pairs(result.detections, line["detections"], path):
-                box = theirs["boundingBox"]
-                assert (ours.bounding_box.origin_x, ours.bounding_box.origin_y) == (box["originX"], box["originY"])
-                assert (ours.bounding_box.width, ours.bounding_box.height) == (box["width"], box["height"])
-                same(ours.categories[0].score, theirs["categories"][0]["score"], path)
-                for p, q in pairs(ours.keypoints, theirs["keypoints"], path):
-                    same(p.x, q["x"], path), same(p.y, q["y"], path)
-                same(ours.rotation_degrees, theirs["rotation"], path)
+            same_detections(task.detect(mp.Image.create_from_file(path)), line, path)
+
+
+TASKS = {"detect": (vision.FaceDetector, vision.FaceDetectorOptions), "landmark": (vision.FaceLandmarker, vision.FaceLandmarkerOptions)}
+PAN = sorted(str(p) for p in (FIXTURES / "landmarker" / "frames" / "pan").glob("*.jpg"))
+# Each option of each task the package takes, from the engine's own table.
+OPTIONS = [(task, row) for task in TASKS for row in _native.option_table(task) if row["python"]]
+
+
+def python_value(row):
+    """The option's alternative value as Python gives it."""
+    value = row["alternative"]
+    return {"flag": lambda: value == "true", "count": lambda: int(value), "number": lambda: float(value)}.get(
+        row["kind"], lambda: value.replace("-", "_")
+    )()
+
+
+@pytest.mark.parametrize("mode", ["image", "video"])
+@pytest.mark.parametrize("task, row", OPTIONS, ids=[f"{t}-{r['name']}" for t, r in OPTIONS])
+def test_every_option_equals_cli(cli, task, row, mode):
+    """Each option, set alone to a value other than its default, gives the same numbers from
+    Python as from the command line: photos in image mode, a panning video's frames in video
+    mode (where tracking and smoothing act)."""
+    flag = [f"--{row['name']}"] + ([] if row["kind"] == "flag" else [row["alternative"]])
+    paths = [str(FIXTURES / p) for p in PHOTOS] if mode == "image" else PAN
+    timing = ["--running-mode", "video", "--fps", "10"] if mode == "video" else []
+    lines = run_cli(cli, task, *flag, *timing, "--ignore-exif", "--decoder", "mediapipe-python", *paths)
+    kind, options_type = TASKS[task]
+    options = options_type(**{row["python"]: python_value(row)}, running_mode=getattr(vision.RunningMode, mode.upper()))
+    compare = same_landmarks if task == "landmark" else same_detections
+    with kind.create_from_options(options) as engine:
+        for i, (path, line) in enumerate(pairs(paths, lines, "inputs")):
+            image = mp.Image.create_from_file(path)
+            result = engine.detect(image) if mode == "image" else engine.detect_for_video(image, i * 100)
+            compare(result, line, f"{path} with {' '.join(flag)}")

@@ -17,22 +17,42 @@ def landmarker(**options):
 
 
 def test_options_out_of_range():
-    with pytest.raises(ValueError, match="numFaces|num_faces"):
+    """Refused by the option's Python name, with what it takes (the engine's one table)."""
+    with pytest.raises(ValueError, match=r"^option num_faces takes a whole number in 1\.\.\.1000, got '0'$"):
         landmarker(num_faces=0)
-    with pytest.raises(ValueError, match="onfidence"):
+    with pytest.raises(ValueError, match="option min_face_detection_confidence takes a number in 0...1, got '1.5'"):
         landmarker(min_face_detection_confidence=1.5)
-    with pytest.raises(ValueError, match="Threshold"):
+    with pytest.raises(ValueError, match="option min_suppression_threshold takes"):
         vision.FaceDetector.create_from_options(vision.FaceDetectorOptions(min_suppression_threshold=-1))
-    with pytest.raises(ValueError, match="detector_range"):
+    with pytest.raises(ValueError, match="option detector_range takes short, full, all, got 'far'"):
         landmarker(detector_range="far")
-    with pytest.raises(ValueError, match="landmark_smoothing"):
+    with pytest.raises(ValueError, match="option landmark_smoothing takes every_face, mediapipe, off"):
         landmarker(landmark_smoothing="heavy")
-    with pytest.raises(ValueError, match="thread"):
+    with pytest.raises(ValueError, match="thread_count"):
         landmarker(base_options=mp.tasks.BaseOptions(thread_count=0))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="option num_faces takes a whole number"):
         landmarker(num_faces="two")
+    with pytest.raises(ValueError, match="option output_face_blendshapes takes True or False"):
+        landmarker(output_face_blendshapes=1)
     with pytest.raises(ValueError):
         vision.FaceLandmarker.create_from_options("not options")
+
+
+def test_detector_with_the_bundle_takes_every_range_and_the_presence_check():
+    """Once refused from Python alone, asking for a Swift property: the full-range detector with
+    the presence check, which reads the landmark model from the bundle."""
+    for detector_range in ("short", "full", "all"):
+        options = vision.FaceDetectorOptions(detector_range=detector_range, min_face_presence_confidence=0.5)
+        with vision.FaceDetector.create_from_options(options) as detector:
+            faces = detector.detect(mp.Image.create_from_file(ASTRONAUT)).detections
+            assert len(faces) == 1 and faces[0].face_presence > 0.5, detector_range
+
+
+def test_a_detector_file_and_a_range_that_replaces_it_are_refused():
+    detector_file = str(ROOT / "Weights" / "face_detection_full_range.tflite")
+    options = vision.FaceDetectorOptions(base_options=mp.tasks.BaseOptions(model_asset_path=detector_file), detector_range="all")
+    with pytest.raises(ValueError, match="give either model_asset_path or detector_range all, not both"):
+        vision.FaceDetector.create_from_options(options)
 
 
 def test_models(tmp_path):

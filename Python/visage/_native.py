@@ -7,6 +7,7 @@ GIL for the length of each call, so tasks on two threads run side by side.
 from __future__ import annotations
 
 import ctypes
+import json
 import enum
 import os
 from typing import Optional, Tuple
@@ -44,7 +45,7 @@ class Field(enum.IntEnum):
 # The C interface this package speaks (`visage_abi_version` in Python/Sources/VisageC/Exports.swift):
 # the signatures below and the result fields above are those of this version. A library of
 # another version (a wheel's package beside another build's object) is refused at import.
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 
 def _load() -> ctypes.CDLL:
@@ -79,6 +80,7 @@ def _load() -> ctypes.CDLL:
         ),
         "visage_image_decodes_as_mediapipe": (i32, []),
         "visage_face_connections": (i64, [ctypes.c_char_p, ctypes.POINTER(i32), i64]),
+        "visage_option_table": (p, [ctypes.c_char_p]),
         "visage_face_crop": (
             i32,
             [p, i64, i64, i64, i64, i32, ctypes.POINTER(ctypes.c_float), i64, i64, ctypes.c_double, ctypes.POINTER(p), _ErrorOut],
@@ -127,6 +129,16 @@ def pixels(data: np.ndarray) -> Tuple[np.ndarray, int, int, int, int]:
 def byte_span(height: int, row_bytes: int, width: int, channels: int) -> int:
     """The bytes from the first pixel to the end of the last row."""
     return row_bytes * (height - 1) + width * channels
+
+
+def option_table(task: str) -> list:
+    """The option table of a task (`detect`, `landmark`, `analyze`), one dict an option: its
+    command-line `name`, `python` name (None when Python does not take it), `kind`, `default`
+    and an `alternative` value. The engine maps every option through it."""
+    pointer = lib.visage_option_table(task.encode())
+    if not pointer:
+        raise ValueError(f"no task {task!r}")
+    return json.loads(take_string(pointer))
 
 
 def face_connections(name: str) -> list:

@@ -6,9 +6,6 @@ import VisageImageIO
 import VisageReports
 
 struct Analyze: ParsableCommand {
-  /// The analyzer's blendshapes come with `--classification`.
-  static let flags = ["outputFaceBlendshapes": "--classification"]
-
   static let configuration = CommandConfiguration(
     abstract: "ML Kit-style face analysis: frame, head angles, landmarks, contours, smile and eyes, tracking IDs.",
     discussion: """
@@ -58,38 +55,37 @@ struct Analyze: ParsableCommand {
   var runningMode: AnalyzeRunningMode = .image
 
   func validate() throws {
-    try validateThroughLibrary(flags: Self.flags) { () throws(VisionTaskError) in
-      try options(bundle: "", fullRangePath: nil).validate()
-    }
+    _ = try commandLine { () throws(OptionError) in try settings().analyzerOptions(models: .placeholders) }
   }
 
-  /// The analyzer options the arguments ask for, with the models' paths given apart (the
-  /// bundled ones are looked up only when the analyzer is made).
-  private func options(bundle: String, fullRangePath: String?, threads: Int? = nil) -> FaceAnalyzerOptions {
-    let options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads ?? io.threads),
-      runningMode: runningMode == .image ? .image : .video, performanceMode: performance,
-      landmarkMode: landmarks ? .all : .none, contourMode: contours ? .all : .none,
-      classificationMode: classification ? .all : .none, minFaceSize: minFaceSize, isTrackingEnabled: tracking)
-    options.maximumFaceCount = maxFaces
-    options.searchesAnyRotation = anyRotation
-    options.fullRangeDetectorModelAssetPath = fullRangePath
-    return options
+  /// The settings the arguments ask for, from which VisageHosting makes the analyzer's options.
+  func settings(threads: Int? = nil) throws(OptionError) -> TaskSettings {
+    var settings = TaskSettings(.analyze)
+    (settings.model, settings.threadCount) = (model, threads ?? io.threads)
+    settings.runningMode = runningMode == .image ? .image : .video
+    let values = [
+      ("performance", performance.rawValue), ("any-rotation", "\(anyRotation)"), ("landmarks", "\(landmarks)"),
+      ("contours", "\(contours)"), ("classification", "\(classification)"), ("min-face-size", "\(minFaceSize)"),
+      ("tracking", "\(tracking)"), ("max-faces", "\(maxFaces)"),
+    ]
+    for (name, value) in values { try settings.set(name, value) }
+    return settings
   }
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode == .video)
-    let bundle = try model ?? BundledWeights.taskBundle()
-    let fullRangePath =
-      model == nil && performance == .accurate ? try BundledWeights.model(named: "face_detection_full_range") : nil
+    let models = try TaskModels.forCommandLine(model: model)
     // Tracking numbers faces from one image to the next, so it needs them in order on one task.
     let mode: CLIRunningMode = runningMode == .image ? .image : .video
     let copies = tracking ? 0 : io.sideBySide(mode, allScales: performance == .accurate, frames: frames)
     try processBatch(
       frames, reporter: reporter, decodeAhead: io.decodeAhead, copies: copies,
       make: { threads in
-        try makeTask(flags: Self.flags) {
-          try FaceAnalyzer(options: options(bundle: bundle, fullRangePath: fullRangePath, threads: threads))
+        try makeTask(.analyze) {
+          let options = try commandLine { () throws(OptionError) in
+            try settings(threads: threads).analyzerOptions(models: models)
+          }
+          return try FaceAnalyzer(options: options)
         }
       },
       process: { analyzer, image, timestamp in

@@ -58,7 +58,8 @@ struct Bench: ParsableCommand {
 
   func validate() throws {
     // Threads bounded as the tasks bound them: a pool of a million threads is no benchmark.
-    try validateThroughLibrary { () throws(VisionTaskError) in try BaseOptions(threadCount: threads).validate() }
+    try validateThroughLibrary(.detect) { () throws(VisionTaskError) in try BaseOptions(threadCount: threads).validate()
+    }
     guard iterations >= 1, warmup >= 0 else {
       throw ValidationError("--iterations must be at least 1, --warmup at least 0")
     }

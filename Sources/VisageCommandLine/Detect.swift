@@ -56,42 +56,29 @@ struct Detect: ParsableCommand {
   var profileSearch = false
 
   func validate() throws {
-    if model != nil && range != .short { throw ValidationError("give either --model or --range \(range), not both") }
-    try validateThroughLibrary { () throws(VisionTaskError) in
-      try options(modelPath: "", fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()).validate()
+    _ = try commandLine { () throws(OptionError) in
+      try settings().detectorOptions(models: .placeholders, handler: runningMode.placeholderHandler())
     }
   }
 
-  /// The detector options the arguments ask for, with the models' paths and the live-stream
-  /// handler given apart (the bundled ones are looked up only when the task is made).
-  private func options(
-    modelPath: String, fullRangePath: String?, landmarksPath: String? = nil,
-    liveStreamHandler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?, threads: Int? = nil
-  ) -> FaceDetectorOptions {
-    let options = FaceDetectorOptions(
-      baseOptions: BaseOptions(modelAssetPath: modelPath, threadCount: threads ?? io.threads),
-      runningMode: runningMode.mode, minDetectionConfidence: minDetectionConfidence,
-      minSuppressionThreshold: minSuppressionThreshold)
-    options.searchesAllScales = range == .all
-    options.fullRangeDetectorModelAssetPath = fullRangePath
-    options.searchesAnyRotation = anyRotation
-    options.minFacePresenceConfidence = minFacePresenceConfidence
-    options.landmarksModelAssetPath = landmarksPath
-    options.isTrackingEnabled = tracking
-    options.liveStreamHandler = liveStreamHandler
-    return options
+  /// The settings the arguments ask for, from which VisageHosting makes the detector's options.
+  func settings(threads: Int? = nil) throws(OptionError) -> TaskSettings {
+    var settings = TaskSettings(.detect)
+    (settings.model, settings.threadCount, settings.runningMode) = (model, threads ?? io.threads, runningMode.mode)
+    try settings.set("range", range.rawValue)
+    try settings.set("any-rotation", "\(anyRotation)")
+    try settings.set("min-detection-confidence", "\(minDetectionConfidence)")
+    try settings.set("min-suppression-threshold", "\(minSuppressionThreshold)")
+    if let minFacePresenceConfidence {
+      try settings.set("min-face-presence-confidence", "\(minFacePresenceConfidence)")
+    }
+    try settings.set("tracking", "\(tracking)")
+    return settings
   }
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    let (modelPath, fullRangePath) = (
-      try model ?? range.bundledPath(),
-      try range.allScalesFullRangePath()
-    )
-    // The check reads the landmark model from the bundled .task unless --model names a bundle
-    // (`x.task`, or `x.task:entry` as the bundled ranges do), as the library would.
-    let fromModel = modelPath.hasSuffix(".task") || modelPath.contains(".task:")
-    let landmarksPath = minFacePresenceConfidence == nil || fromModel ? nil : try BundledWeights.taskBundle()
+    let models = try TaskModels.forCommandLine(model: model)
     // One task when faces are numbered from input to input (copies would each have their
     // own), else as `--threads` asks. (Each result carries its own search profile.)
     let copies = tracking ? 0 : io.sideBySide(runningMode, allScales: range == .all, frames: frames)
@@ -103,12 +90,11 @@ struct Detect: ParsableCommand {
       taskName: "detector"
     ) {
       handler, threads in
-      try makeTask { () throws -> FaceDetector in
-        let made = try FaceDetector(
-          options: options(
-            modelPath: modelPath, fullRangePath: fullRangePath, landmarksPath: landmarksPath,
-            liveStreamHandler: handler,
-            threads: threads))
+      try makeTask(.detect) { () throws -> FaceDetector in
+        let options = try commandLine { () throws(OptionError) in
+          try settings(threads: threads).detectorOptions(models: models, handler: handler)
+        }
+        let made = try FaceDetector(options: options)
         if let progressLine { made.reportSearchProgress(to: progressLine.update) }
         return made
       }
@@ -158,17 +144,6 @@ func faceCount(_ count: Int) -> String { "\(count) face\(count == 1 ? "" : "s")"
 /// `--range`: which bundled detector, or all of them.
 enum DetectorRange: String, ExpressibleByArgument, CaseIterable {
   case short, full, all
-
-  /// The model that runs on the whole image: the full-range one for `full`, else the short-range one.
-  func bundledPath() throws -> String {
-    try BundledWeights.model(named: self == .full ? "face_detection_full_range" : "face_detector")
-  }
-
-  /// For `all`, the bundled full-range model the all-scales search adds to the task's own
-  /// short-range one; nil for the other ranges.
-  func allScalesFullRangePath() throws -> String? {
-    self == .all ? try BundledWeights.model(named: "face_detection_full_range") : nil
-  }
 }
 
 /// `--running-mode`, spelled as the contract spells it.

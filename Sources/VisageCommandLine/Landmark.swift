@@ -99,7 +99,7 @@ struct Landmark: ParsableCommand {
 
   /// The optional outputs asked for, which each line writes.
   private var outputs: LandmarkerOutputs {
-    LandmarkerOutputs(options(bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: nil))
+    LandmarkerOutputs((try? settings().landmarkerOptions(models: .placeholders)) ?? FaceLandmarkerOptions())
   }
 
   @Option(help: .shared("smoothing", of: .landmark))
@@ -136,51 +136,34 @@ struct Landmark: ParsableCommand {
     if !regions.isEmpty && runningMode != .image {
       throw ValidationError("--region needs --running-mode image: a region belongs to one picture")
     }
-    try validateThroughLibrary { () throws(VisionTaskError) in
-      try options(
-        bundle: "", detectorPath: nil, fullRangePath: nil, liveStreamHandler: runningMode.placeholderHandler()
-      ).validate()
+    _ = try commandLine { () throws(OptionError) in
+      try settings().landmarkerOptions(models: .placeholders, handler: runningMode.placeholderHandler())
     }
   }
 
-  /// The landmarker options the arguments ask for, with the models' paths and the live-stream
-  /// handler given apart (the bundled ones are looked up only when the task is made).
-  private func options(
-    bundle: String, detectorPath: String?, fullRangePath: String?,
-    liveStreamHandler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?, threads: Int? = nil
-  ) -> FaceLandmarkerOptions {
-    let options = FaceLandmarkerOptions(
-      baseOptions: BaseOptions(modelAssetPath: bundle, threadCount: threads ?? io.threads))
-    options.runningMode = runningMode.mode
-    options.numFaces = numFaces
-    options.minFaceDetectionConfidence = minFaceDetectionConfidence
-    options.minFacePresenceConfidence = minFacePresenceConfidence
-    options.minTrackingConfidence = minTrackingConfidence
-    options.outputFaceBlendshapes = blendshapes
-    options.outputFacialTransformationMatrixes = transformationMatrices
-    options.outputFaceHeadPoses = headPose
-    options.outputFaceMetricLandmarks = metricMesh
-    options.outputFaceIrisDistances = irisDistance
-    options.isTrackingEnabled = tracking
-    options.outputFaceScores = scores
-    options.cameraVerticalFieldOfView = cameraFov
-    options.usesImageFocalLength = cameraFromExif
-    options.landmarkSmoothing = smoothing.value
-    options.landmarkFilter.minCutoff = Float(smoothingMinCutoff)
-    options.landmarkFilter.beta = Float(smoothingBeta)
-    options.faceDetectorModelAssetPath = detectorPath
-    options.searchesAllScales = detectorRange == .all
-    options.fullRangeDetectorModelAssetPath = fullRangePath
-    options.searchesAnyRotation = anyRotation
-    options.liveStreamHandler = liveStreamHandler
-    return options
+  /// The settings the arguments ask for, from which VisageHosting makes the landmarker's options.
+  func settings(threads: Int? = nil) throws(OptionError) -> TaskSettings {
+    var settings = TaskSettings(.landmark)
+    (settings.model, settings.threadCount, settings.runningMode) = (model, threads ?? io.threads, runningMode.mode)
+    settings.landmarkFilter.minCutoff = Float(smoothingMinCutoff)
+    settings.landmarkFilter.beta = Float(smoothingBeta)
+    let values = [
+      ("detector-range", detectorRange.rawValue), ("any-rotation", "\(anyRotation)"), ("num-faces", "\(numFaces)"),
+      ("min-face-detection-confidence", "\(minFaceDetectionConfidence)"),
+      ("min-face-presence-confidence", "\(minFacePresenceConfidence)"),
+      ("min-tracking-confidence", "\(minTrackingConfidence)"), ("blendshapes", "\(blendshapes)"),
+      ("transformation-matrices", "\(transformationMatrices)"), ("head-pose", "\(headPose)"),
+      ("metric-mesh", "\(metricMesh)"), ("iris-distance", "\(irisDistance)"), ("tracking", "\(tracking)"),
+      ("scores", "\(scores)"), ("camera-fov", "\(cameraFov)"), ("camera-from-exif", "\(cameraFromExif)"),
+      ("smoothing", smoothing.rawValue),
+    ]
+    for (name, value) in values { try settings.set(name, value) }
+    return settings
   }
 
   func run() throws {
     let (frames, reporter) = try io.open(timestamped: runningMode != .image)
-    let bundle = try model ?? BundledWeights.taskBundle()
-    let detectorPath = detectorRange == .full ? try detectorRange.bundledPath() : nil
-    let fullRangePath = try detectorRange.allScalesFullRangePath()
+    let models = try TaskModels.forCommandLine(model: model)
     // With --region, each image's faces are read in the given regions.
     let faceRegions = regions.map(\.value)
     var still: (@Sendable (FaceLandmarker, MPImage) throws -> FaceLandmarkerResult)?
@@ -197,11 +180,11 @@ struct Landmark: ParsableCommand {
       still: still
     ) {
       handler, threads in
-      try makeTask {
-        try FaceLandmarker(
-          options: options(
-            bundle: bundle, detectorPath: detectorPath, fullRangePath: fullRangePath, liveStreamHandler: handler,
-            threads: threads))
+      try makeTask(.landmark) {
+        let options = try commandLine { () throws(OptionError) in
+          try settings(threads: threads).landmarkerOptions(models: models, handler: handler)
+        }
+        return try FaceLandmarker(options: options)
       }
     } report: { result, frame, image in
       try report(result, frame: frame, image: image, frames: frames, reporter: reporter)
@@ -284,10 +267,6 @@ enum SmoothingChoice: String, ExpressibleByArgument, CaseIterable {
   case everyFace = "every-face"
   case mediapipe
   case off
-
-  /// The smoothing the word names, as the option table maps it (`TaskOptionTableTests` holds
-  /// these words to the table's).
-  var value: LandmarkSmoothing { TaskOptions.smoothing(named: rawValue)! }
 }
 
 /// `--region x,y,w,h[,degrees]`: a face's box in pixels and its rotation.

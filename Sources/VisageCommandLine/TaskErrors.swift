@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Visage
+import VisageHosting
 
 /// A failure that stops a command before any input is processed though its arguments are
 /// well formed: a model or a file that cannot be read or used. The command line exits with
@@ -11,45 +12,41 @@ struct SetupError: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-/// Checks options the way the library checks them: `body` builds the library's options from
-/// the arguments and calls their `validate()`; what the library refuses is a usage error with
-/// the library's message, its option names put as the flags that set them (`flags` for the
-/// command's own, over `FlagNames.common`).
-func validateThroughLibrary(flags: [String: String] = [:], _ body: () throws(VisionTaskError) -> Void) throws {
-  do { try body() } catch { throw ValidationError(FlagNames.reword("\(error)", flags)) }
+/// Runs `body`, which makes the library's options from the arguments through VisageHosting's
+/// `TaskSettings`: an option refused there (or by the library's `validate()`) is a usage error
+/// (status 2) naming the flag.
+func commandLine<T>(_ body: () throws(OptionError) -> T) throws -> T {
+  do { return try body() } catch { throw ValidationError(error.message(in: .commandLine)) }
+}
+
+/// Checks options as the library checks them (`body` calls their `validate()`): what it refuses
+/// is a usage error, its option names put as the flags that set them.
+func validateThroughLibrary(_ task: FaceTaskKind, _ body: () throws(VisionTaskError) -> Void) throws {
+  do { try body() } catch { throw ValidationError(OptionLanguage.commandLine.reword("\(error)", task: task)) }
 }
 
 /// Creates a task: an option the library refuses is a usage error (status 2), anything else it
 /// refuses (a missing or unusable model) fails the run (status 1), with the library's message
-/// worded as `validateThroughLibrary` words it.
-func makeTask<Task>(flags: [String: String] = [:], _ body: () throws -> Task) throws -> Task {
+/// worded for the command line.
+func makeTask<Task>(_ task: FaceTaskKind, _ body: () throws -> Task) throws -> Task {
   do { return try body() } catch let error as VisionTaskError {
-    if case .invalidOption = error { throw ValidationError(FlagNames.reword("\(error)", flags)) }
-    throw SetupError(FlagNames.reword("\(error)", flags))
+    let message = OptionLanguage.commandLine.reword("\(error)", task: task)
+    if case .invalidOption = error { throw ValidationError(message) }
+    throw SetupError(message)
   }
 }
 
-/// The library's option names as the command line's flags, so that an error names what the
-/// user typed (`--max-faces`, not `maximumFaceCount`).
-enum FlagNames {
-  static let common = [
-    "threadCount": "--threads", "numFaces": "--num-faces", "maximumFaceCount": "--max-faces",
-    "minFaceSize": "--min-face-size", "minDetectionConfidence": "--min-detection-confidence",
-    "minSuppressionThreshold": "--min-suppression-threshold",
-    "minFacePresenceConfidence": "--min-face-presence-confidence",
-    "minFaceDetectionConfidence": "--min-face-detection-confidence",
-    "minTrackingConfidence": "--min-tracking-confidence", "cameraVerticalFieldOfView": "--camera-fov",
-    "landmarkFilter": "--smoothing-min-cutoff or --smoothing-beta", "outputFaceBlendshapes": "--blendshapes",
-  ]
+extension TaskModels {
+  /// Stand-ins for checking options before the models are looked up.
+  static let placeholders = TaskModels(bundle: "face_landmarker.task", fullRange: "face_detection_full_range.tflite")
 
-  /// `message` with each library name (alone, or in backticks) put as its flag.
-  static func reword(_ message: String, _ flags: [String: String]) -> String {
-    var text = message
-    for (name, flag) in common.merging(flags, uniquingKeysWith: { $1 }) {
-      text = text.replacingOccurrences(of: "`\(name)`", with: flag)
-      text = text.replacingOccurrences(of: "\\b\(name)\\b", with: flag, options: .regularExpression)
+  /// The bundled models; with `--model` given, a missing `Weights/` folder is an error only
+  /// when a bundled model is used (the task then names the file it cannot open).
+  static func forCommandLine(model: String?) throws -> TaskModels {
+    do { return try bundled() } catch {
+      if model == nil { throw error }
+      return placeholders
     }
-    return text
   }
 }
 

@@ -116,15 +116,21 @@ import VisageTestSupport
     #expect(run.stdout.isEmpty && !run.stderr.isEmpty)
   }
 
-  /// The largest face counts are only upper bounds: they run as any other.
-  @Test func hugeFaceCountsRun() throws {
-    for arguments in [
-      ["landmark", "--num-faces", "9223372036854775807"], ["analyze", "--max-faces", "9223372036854775807"],
-    ] {
-      let run = try CLI.run(
-        arguments + ["--running-mode", "video", "--output", "json", Self.astronaut, Self.astronaut])
-      #expect(run.status == 0, "\(arguments): \(run.stderr)")
+  /// Face counts have the option table's one range, as visage-server and Python have: the
+  /// largest runs as any other, one more is refused naming the flag.
+  @Test func faceCountsHaveTheTablesRange() throws {
+    for (task, flag) in [("landmark", "--num-faces"), ("analyze", "--max-faces")] {
+      let run = try CLI.run([
+        task, flag, "1000", "--running-mode", "video", "--output", "json", Self.astronaut, Self.astronaut,
+      ])
+      #expect(run.status == 0, "\(task): \(run.stderr)")
       #expect(try run.jsonLines().count == 2)
+      for huge in ["1001", "9223372036854775807"] {
+        let refused = try CLI.run([task, flag, huge, Self.astronaut])
+        #expect(
+          refused.status == 2
+            && refused.stderr.contains("option \(flag) takes a whole number in 1...1000, got '\(huge)'"))
+      }
     }
   }
 

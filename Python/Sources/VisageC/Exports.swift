@@ -5,7 +5,9 @@
 // released by `visage_result_free`. Nothing here keeps a pointer it was given past the call.
 import Foundation
 import Visage
+import VisageHosting
 import VisageImageIO
+import VisageReports
 
 public typealias ErrorOut = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 
@@ -107,9 +109,34 @@ public func visageResultFree(_ result: UnsafeMutableRawPointer) {
 /// The version of this C interface: raised whenever a function's arguments or meaning, or a
 /// result field's number, change. Python's `_native.ABI_VERSION` must equal it (checked at
 /// import). 2: `visage_image_decode` takes `uprightJPEG`. 3: it decodes as MediaPipe's
-/// `create_from_file` (stb_image, any channel count) and says the channels.
+/// `create_from_file` (stb_image, any channel count) and says the channels. 4: a task's JSON
+/// names its options by the option table's Python names, the bundled models apart
+/// (`TaskConfiguration`); `visage_option_table`.
 @_cdecl("visage_abi_version")
-public func visageABIVersion() -> Int32 { 3 }
+public func visageABIVersion() -> Int32 { 4 }
+
+/// The option table of a task (`detect`, `landmark`, `analyze`) as a JSON array of objects
+/// (`name`, `python`: null when Python does not take it, `kind`, `default`, `alternative`: a
+/// value other than the default), freed with `visage_free`; null for another task.
+@_cdecl("visage_option_table")
+public func visageOptionTable(_ task: UnsafePointer<CChar>) -> UnsafeMutablePointer<CChar>? {
+  guard let kind = FaceTaskKind(rawValue: String(cString: task)) else { return nil }
+  let rows = TaskOptions.table(for: kind).map { option -> JSONValue in
+    let kind: String
+    switch option.kind {
+    case .flag: kind = "flag"
+    case .fraction, .degrees: kind = "number"
+    case .count: kind = "count"
+    case .choice: kind = "choice"
+    }
+    return .object([
+      ("name", .string(option.name)), ("python", option.pythonName.map(JSONValue.string) ?? .null),
+      ("kind", .string(kind)), ("default", option.defaultValue.map(JSONValue.string) ?? .null),
+      ("alternative", .string(option.alternativeValue)),
+    ])
+  }
+  return strdup(JSONValue.array(rows).description)
+}
 
 /// 1 when `visage_image_decode` decodes with stb_image as MediaPipe does, 0 when this build has
 /// no stb_image and it falls back to libpng and libjpeg-turbo (JPEG pixels up to 3 levels off).

@@ -1,161 +1,120 @@
 import Foundation
 import Visage
+import VisageHosting
 
-/// A task's options as the Python side sends them: JSON with the Python option names
-/// (`num_faces`, `output_face_blendshapes`, ...). An option left out keeps the engine's default,
-/// so that each default is written once, in the Swift library. Unknown names are refused.
-struct TaskConfiguration: Decodable {
-  enum Kind: String, Decodable {
+/// A task's options as the Python side sends them: a JSON object of the task's base settings
+/// and its options by their Python names (`num_faces`, `output_face_blendshapes`), which the
+/// option table maps to its own (`TaskOptions`). VisageHosting's `TaskSettings` makes the
+/// library's options from them, as it does for the command line and visage-server; an option
+/// left out keeps the table's default, and an unknown or refused one is an error naming it.
+struct TaskConfiguration {
+  enum Kind: String {
     case faceLandmarker = "face_landmarker"
     case faceDetector = "face_detector"
-  }
-  enum Mode: String, Decodable {
-    case image = "IMAGE"
-    case video = "VIDEO"
-    case liveStream = "LIVE_STREAM"
-    var runningMode: RunningMode {
-      switch self {
-      case .image: .image
-      case .video: .video
-      case .liveStream: .liveStream
-      }
-    }
-  }
-  /// Which detector finds new faces: the bundle's short-range one, the full-range one, or both
-  /// at every scale (`--detector-range` of the command line).
-  enum DetectorRange: String, Decodable { case short, full, all }
-  enum Smoothing: String, Decodable {
-    case mediapipe
-    case everyFace = "every_face"
-    case off
-    var value: LandmarkSmoothing {
-      switch self {
-      case .mediapipe: .mediaPipe
-      case .everyFace: .everyFace
-      case .off: .off
-      }
-    }
+
+    var task: FaceTaskKind { self == .faceLandmarker ? .landmark : .detect }
   }
 
-  var task: Kind
-  var modelAssetPath: String
-  /// The bundled full-range detector, for `detector_range` full and all.
-  var fullRangeModelPath: String
-  var runningMode: Mode
-  var threadCount: Int?
-  var detectorRange: DetectorRange?
-  var searchAnyRotation: Bool?
-  var trackFaces: Bool?
-  var minFacePresenceConfidence: Float?
-  // The landmarker's.
-  var numFaces: Int?
-  var minFaceDetectionConfidence: Float?
-  var minTrackingConfidence: Float?
-  var outputFaceBlendshapes: Bool?
-  var outputFacialTransformationMatrixes: Bool?
-  var outputHeadPoses: Bool?
-  var outputMetricLandmarks: Bool?
-  var outputIrisDistances: Bool?
-  var outputScores: Bool?
-  var landmarkSmoothing: Smoothing?
-  // The detector's.
-  var minDetectionConfidence: Float?
-  var minSuppressionThreshold: Float?
-  var landmarksModelPath: String?
+  let kind: Kind
+  let settings: TaskSettings
+  /// The bundled models: the package's `face_landmarker.task` and full-range detector.
+  let models: TaskModels
 
-  private enum CodingKeys: String, CodingKey {
-    case task
-    case runningMode = "running_mode"
-    case modelAssetPath = "model_asset_path"
-    case fullRangeModelPath = "full_range_model_path"
-    case threadCount = "thread_count"
-    case detectorRange = "detector_range"
-    case searchAnyRotation = "search_any_rotation"
-    case trackFaces = "track_faces"
-    case minFacePresenceConfidence = "min_face_presence_confidence"
-    case numFaces = "num_faces"
-    case minFaceDetectionConfidence = "min_face_detection_confidence"
-    case minTrackingConfidence = "min_tracking_confidence"
-    case outputFaceBlendshapes = "output_face_blendshapes"
-    case outputFacialTransformationMatrixes = "output_facial_transformation_matrixes"
-    case outputHeadPoses = "output_head_poses"
-    case outputMetricLandmarks = "output_metric_landmarks"
-    case outputIrisDistances = "output_iris_distances"
-    case outputScores = "output_scores"
-    case landmarkSmoothing = "landmark_smoothing"
-    case minDetectionConfidence = "min_detection_confidence"
-    case minSuppressionThreshold = "min_suppression_threshold"
-    case landmarksModelPath = "landmarks_model_path"
-  }
+  /// The base settings' keys (not options of the table).
+  private static let baseKeys: Set<String> = [
+    "task", "running_mode", "model_asset_path", "bundled_model_path", "full_range_model_path", "thread_count",
+  ]
+  private static let modes: [String: RunningMode] = ["IMAGE": .image, "VIDEO": .video, "LIVE_STREAM": .liveStream]
 
-  /// Decodes the options, refusing a name this type does not know (a misspelt option must
-  /// not be ignored).
+  var runningMode: RunningMode { settings.runningMode }
+
+  /// Reads the options; throws `CallError` naming an option this task does not take or a value
+  /// it refuses, in Python's names.
   static func decode(_ json: String) throws -> TaskConfiguration {
-    let data = Data(json.utf8)
-    for name in try JSONDecoder().decode([String: JSONIgnored].self, from: data).keys
-    where CodingKeys(stringValue: name) == nil {
-      throw CallError("unknown option '\(name)'")
+    let object = try JSONDecoder().decode([String: JSONScalar].self, from: Data(json.utf8))
+    guard case .text(let name) = object["task"], let kind = Kind(rawValue: name) else {
+      throw CallError("unknown task \(object["task"]?.spelled ?? "(none)")")
     }
-    return try JSONDecoder().decode(TaskConfiguration.self, from: data)
+    var settings = TaskSettings(kind.task)
+    settings.runningMode = try modes[text(object, "running_mode")] ?? .image
+    if let model = object["model_asset_path"] {
+      guard case .text(let path) = model else { throw CallError("model_asset_path must be a string") }
+      try MissingFile.check(path)
+      settings.model = path
+    }
+    if let threads = object["thread_count"] {
+      guard case .whole(let count) = threads else { throw CallError("thread_count must be a whole number") }
+      settings.threadCount = count
+    }
+    let table = TaskOptions.table(for: kind.task)
+    for (name, value) in object where !baseKeys.contains(name) {
+      guard let option = table.first(where: { $0.pythonName == name }) else {
+        throw CallError("unknown option \(name) for the \(kind.rawValue.replacingOccurrences(of: "_", with: " "))")
+      }
+      // A choice's words are Python's (`every_face`); anything else goes as written, for the
+      // table to take or refuse (a string for a number is refused, as a wrong type should be).
+      var spelled = value.spelled
+      if case .choice = option.kind, case .text(let word) = value {
+        spelled = word.replacingOccurrences(of: "_", with: "-")
+      }
+      do { try settings.set(option.name, spelled) } catch { throw CallError(error.message(in: .python)) }
+    }
+    let models = TaskModels(
+      bundle: try text(object, "bundled_model_path"), fullRange: try text(object, "full_range_model_path"))
+    return TaskConfiguration(kind: kind, settings: settings, models: models)
   }
 
-  /// The model (which must exist) and threads, as both tasks take them.
-  private func baseOptions() throws -> BaseOptions {
-    try MissingFile.check(modelAssetPath)
-    let options = BaseOptions(modelAssetPath: modelAssetPath)
-    if let threadCount { options.threadCount = threadCount }
-    return options
+  /// The landmarker's options, in live-stream mode with `handler`.
+  func landmarkerOptions(
+    handler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
+  ) throws -> FaceLandmarkerOptions {
+    do { return try settings.landmarkerOptions(models: models, handler: handler) } catch {
+      throw CallError(error.message(in: .python))
+    }
   }
 
-  /// The landmarker's options.
-  func landmarkerOptions() throws -> FaceLandmarkerOptions {
-    let options = FaceLandmarkerOptions(baseOptions: try baseOptions(), runningMode: runningMode.runningMode)
-    if let numFaces { options.numFaces = numFaces }
-    if let minFaceDetectionConfidence { options.minFaceDetectionConfidence = minFaceDetectionConfidence }
-    if let minFacePresenceConfidence { options.minFacePresenceConfidence = minFacePresenceConfidence }
-    if let minTrackingConfidence { options.minTrackingConfidence = minTrackingConfidence }
-    if let outputFaceBlendshapes { options.outputFaceBlendshapes = outputFaceBlendshapes }
-    if let outputFacialTransformationMatrixes {
-      options.outputFacialTransformationMatrixes = outputFacialTransformationMatrixes
+  /// The detector's options, in live-stream mode with `handler`.
+  func detectorOptions(
+    handler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+  ) throws -> FaceDetectorOptions {
+    do { return try settings.detectorOptions(models: models, handler: handler) } catch {
+      throw CallError(error.message(in: .python))
     }
-    if let outputHeadPoses { options.outputFaceHeadPoses = outputHeadPoses }
-    if let outputMetricLandmarks { options.outputFaceMetricLandmarks = outputMetricLandmarks }
-    if let outputIrisDistances { options.outputFaceIrisDistances = outputIrisDistances }
-    if let outputScores { options.outputFaceScores = outputScores }
-    if let trackFaces { options.isTrackingEnabled = trackFaces }
-    if let landmarkSmoothing { options.landmarkSmoothing = landmarkSmoothing.value }
-    if let searchAnyRotation { options.searchesAnyRotation = searchAnyRotation }
-    switch detectorRange ?? .short {
-    case .short: break
-    case .full: options.faceDetectorModelAssetPath = fullRangeModelPath
-    case .all:
-      options.searchesAllScales = true
-      options.fullRangeDetectorModelAssetPath = fullRangeModelPath
-    }
-    return options
   }
 
-  /// The detector's options.
-  func detectorOptions() throws -> FaceDetectorOptions {
-    let options = FaceDetectorOptions(baseOptions: try baseOptions(), runningMode: runningMode.runningMode)
-    if let minDetectionConfidence { options.minDetectionConfidence = minDetectionConfidence }
-    if let minSuppressionThreshold { options.minSuppressionThreshold = minSuppressionThreshold }
-    if let minFacePresenceConfidence { options.minFacePresenceConfidence = minFacePresenceConfidence }
-    if let landmarksModelPath { options.landmarksModelAssetPath = landmarksModelPath }
-    if let trackFaces { options.isTrackingEnabled = trackFaces }
-    if let searchAnyRotation { options.searchesAnyRotation = searchAnyRotation }
-    switch detectorRange ?? .short {
-    case .short: break
-    case .full: options.baseOptions.modelAssetPath = fullRangeModelPath
-    case .all:
-      options.searchesAllScales = true
-      options.fullRangeDetectorModelAssetPath = fullRangeModelPath
-    }
-    return options
+  private static func text(_ object: [String: JSONScalar], _ key: String) throws -> String {
+    guard case .text(let value) = object[key] else { throw CallError("\(key) must be a string") }
+    return value
   }
 }
 
-/// Any JSON value, read only to learn an object's keys.
-private struct JSONIgnored: Decodable {
-  init(from decoder: Decoder) throws {}
+/// One value of the options' JSON object: a flag, a number or a word.
+private enum JSONScalar: Decodable {
+  case flag(Bool)
+  case whole(Int)
+  case number(Double)
+  case text(String)
+
+  init(from decoder: Decoder) throws {
+    let value = try decoder.singleValueContainer()
+    if let flag = try? value.decode(Bool.self) {
+      self = .flag(flag)
+    } else if let whole = try? value.decode(Int.self) {
+      self = .whole(whole)
+    } else if let number = try? value.decode(Double.self) {
+      self = .number(number)
+    } else {
+      self = .text(try value.decode(String.self))
+    }
+  }
+
+  /// As the option table reads values: `true`, `3`, `0.25`.
+  var spelled: String {
+    switch self {
+    case .flag(let flag): "\(flag)"
+    case .whole(let whole): "\(whole)"
+    case .number(let number): "\(number)"
+    case .text(let text): text
+    }
+  }
 }

@@ -26,19 +26,20 @@ final class TaskHandle: @unchecked Sendable {
 
   init(configuration: TaskConfiguration, callback: LiveStreamCallback?, context: UnsafeMutableRawPointer?) throws {
     let context = UInt(bitPattern: context)
-    switch configuration.task {
+    let live = callback != nil && configuration.runningMode == .liveStream
+    switch configuration.kind {
     case .faceLandmarker:
-      let options = try configuration.landmarkerOptions()
-      if let callback, configuration.runningMode == .liveStream {
-        options.liveStreamHandler = { [weak self] result, timestamp, error in
+      var handler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
+      if let callback, live {
+        handler = { [weak self] result, timestamp, error in
           self?.deliver(result.map { ResultTable($0) }, timestamp, error, callback, context)
         }
       }
-      task = .landmarker(try FaceLandmarker(options: options))
+      task = .landmarker(try FaceLandmarker(options: try configuration.landmarkerOptions(handler: handler)))
     case .faceDetector:
-      let options = try configuration.detectorOptions()
-      if let callback, configuration.runningMode == .liveStream {
-        options.liveStreamHandler = { [weak self] result, timestamp, error in
+      var handler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+      if let callback, live {
+        handler = { [weak self] result, timestamp, error in
           guard let self else { return }
           let size = self.lock.withLock { () -> (Int, Int)? in
             let size = self.sizes[timestamp]
@@ -49,7 +50,7 @@ final class TaskHandle: @unchecked Sendable {
           self.deliver(table, timestamp, error, callback, context)
         }
       }
-      task = .detector(try FaceDetector(options: options))
+      task = .detector(try FaceDetector(options: try configuration.detectorOptions(handler: handler)))
     }
   }
 

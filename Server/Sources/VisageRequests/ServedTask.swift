@@ -117,86 +117,52 @@ public func report(
 }
 
 extension TaskRequest {
-  /// The detector's options, as `visage detect` builds them from the same options.
-  public func detectorOptions(
-    models: ServerModels, handler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
-  ) -> FaceDetectorOptions {
-    let range = choice("range")
-    let options = FaceDetectorOptions(
-      baseOptions: BaseOptions(
-        modelAssetPath: range == "full" ? models.fullRange : models.bundle + ":face_detector.tflite", threadCount: 1,
-        maximumSearchRuns: models.maximumSearchRuns),
-      runningMode: handler == nil ? .image : .liveStream,
-      minDetectionConfidence: number("min-detection-confidence"),
-      minSuppressionThreshold: number("min-suppression-threshold"))
-    options.searchesAllScales = range == "all"
-    options.fullRangeDetectorModelAssetPath = range == "all" ? models.fullRange : nil
-    options.searchesAnyRotation = flag("any-rotation")
-    options.minFacePresenceConfidence = optionalNumber("min-face-presence-confidence")
-    // The landmark model for the presence check: the bundle's (the short-range model is
-    // named inside it; the full-range file is not).
-    options.landmarksModelAssetPath = range == "full" ? models.bundle : nil
-    options.isTrackingEnabled = flag("tracking")
-    options.liveStreamHandler = handler
-    return options
+  /// The request's settings, for the server's models: VisageHosting makes the library's
+  /// options from them, as it does for the command line and Python. What it refuses is a 400.
+  private func options<Options>(
+    _ models: ServerModels, mode: RunningMode, _ make: (TaskSettings, TaskModels) throws(OptionError) -> Options
+  ) throws(RequestError) -> Options {
+    var settings = self.settings
+    (settings.runningMode, settings.maximumSearchRuns) = (mode, models.maximumSearchRuns)
+    do { return try make(settings, TaskModels(bundle: models.bundle, fullRange: models.fullRange)) } catch {
+      throw .badRequest(error.message(in: .query))
+    }
   }
 
-  /// The landmarker's options, as `visage landmark` builds them.
+  /// The detector's options, in live-stream mode when there is a handler.
+  public func detectorOptions(
+    models: ServerModels, handler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
+  ) throws(RequestError) -> FaceDetectorOptions {
+    try options(models, mode: handler == nil ? .image : .liveStream) { settings, models throws(OptionError) in
+      try settings.detectorOptions(models: models, handler: handler)
+    }
+  }
+
+  /// The landmarker's options, in live-stream mode when there is a handler.
   public func landmarkerOptions(
     models: ServerModels, handler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
-  ) -> FaceLandmarkerOptions {
-    let range = choice("detector-range")
-    let options = FaceLandmarkerOptions(
-      baseOptions: BaseOptions(
-        modelAssetPath: models.bundle, threadCount: 1, maximumSearchRuns: models.maximumSearchRuns))
-    options.runningMode = handler == nil ? .image : .liveStream
-    options.numFaces = count("num-faces")
-    options.minFaceDetectionConfidence = number("min-face-detection-confidence")
-    options.minFacePresenceConfidence = number("min-face-presence-confidence")
-    options.minTrackingConfidence = number("min-tracking-confidence")
-    options.outputFaceBlendshapes = flag("blendshapes")
-    options.outputFacialTransformationMatrixes = flag("transformation-matrices")
-    options.outputFaceHeadPoses = flag("head-pose")
-    options.outputFaceMetricLandmarks = flag("metric-mesh")
-    options.outputFaceIrisDistances = flag("iris-distance")
-    options.outputFaceScores = flag("scores")
-    options.isTrackingEnabled = flag("tracking")
-    options.cameraVerticalFieldOfView = number("camera-fov")
-    options.usesImageFocalLength = flag("camera-from-exif")
-    // The value was checked against the table's words when the request was read.
-    options.landmarkSmoothing = TaskOptions.smoothing(named: choice("smoothing")) ?? options.landmarkSmoothing
-    options.faceDetectorModelAssetPath = range == "full" ? models.fullRange : nil
-    options.searchesAllScales = range == "all"
-    options.fullRangeDetectorModelAssetPath = range == "all" ? models.fullRange : nil
-    options.searchesAnyRotation = flag("any-rotation")
-    options.liveStreamHandler = handler
-    return options
+  ) throws(RequestError) -> FaceLandmarkerOptions {
+    try options(models, mode: handler == nil ? .image : .liveStream) { settings, models throws(OptionError) in
+      try settings.landmarkerOptions(models: models, handler: handler)
+    }
+  }
+
+  /// The analyzer's options, in video mode for a stream.
+  public func analyzerOptions(models: ServerModels, video: Bool) throws(RequestError) -> FaceAnalyzerOptions {
+    try options(models, mode: video ? .video : .image) { settings, models throws(OptionError) in
+      try settings.analyzerOptions(models: models)
+    }
   }
 
   /// The detector's optional outputs asked for (tracking IDs, on a stream).
   public var detectorOutputs: LandmarkerOutputs {
-    LandmarkerOutputs(extras: flag("tracking") ? [.faceTrackingIds] : [])
+    LandmarkerOutputs(extras: settings.flag("tracking") ? [.faceTrackingIds] : [])
   }
 
   /// The landmarker's optional outputs asked for, which its responses write.
   public var landmarkerOutputs: LandmarkerOutputs {
-    LandmarkerOutputs(landmarkerOptions(models: ServerModels(bundle: "", fullRange: "", sampleImage: ""), handler: nil))
-  }
-
-  /// The analyzer's options, as `visage analyze` builds them.
-  public func analyzerOptions(models: ServerModels, video: Bool) -> FaceAnalyzerOptions {
-    let accurate = choice("performance") == "accurate"
-    let options = FaceAnalyzerOptions(
-      baseOptions: BaseOptions(
-        modelAssetPath: models.bundle, threadCount: 1, maximumSearchRuns: models.maximumSearchRuns),
-      runningMode: video ? .video : .image, performanceMode: accurate ? .accurate : .fast,
-      landmarkMode: flag("landmarks") ? .all : .none, contourMode: flag("contours") ? .all : .none,
-      classificationMode: flag("classification") ? .all : .none, minFaceSize: number("min-face-size"),
-      isTrackingEnabled: flag("tracking"))
-    options.maximumFaceCount = count("max-faces")
-    options.searchesAnyRotation = flag("any-rotation")
-    options.fullRangeDetectorModelAssetPath = accurate ? models.fullRange : nil
-    return options
+    LandmarkerOutputs(
+      (try? settings.landmarkerOptions(models: TaskModels(bundle: "", fullRange: ""))) ?? FaceLandmarkerOptions())
   }
 }
 

@@ -47,7 +47,7 @@ final class LiveSession: Sendable {
     }
     (self.replies, self.metrics, self.record) = (replies, metrics, record)
     limits = engine.configuration.liveImageLimits
-    ignoresExif = request.flag("ignore-exif")
+    ignoresExif = request.settings.flag("ignore-exif")
     let models = engine.models
     switch request.kind {
     case .detect:

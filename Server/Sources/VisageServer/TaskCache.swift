@@ -41,7 +41,7 @@ final class TaskCache {
   func respond(
     to request: TaskRequest, body: ImageBody, limits: ImageLimits, beforeModels: () throws -> Void = {}
   ) throws -> JSONValue {
-    let decoded = try decodeImage(body.bytes, ignoresExif: request.flag("ignore-exif"), limits: limits)
+    let decoded = try decodeImage(body.bytes, ignoresExif: request.settings.flag("ignore-exif"), limits: limits)
     try beforeModels()
     return try task(for: request).respond(to: decoded, source: body.fileName ?? "image")
   }

@@ -129,7 +129,7 @@ struct LandmarkSmoother {
 /// Visage: the settings of the 1€ filter that smooths landmarks in video and live-stream mode
 /// (`FaceLandmarkerOptions.landmarkFilter`), MediaPipe's `OneEuroFilter` options. A lower
 /// `minCutoff` smooths a still face more; a higher `beta` follows a moving face with less lag.
-public struct LandmarkFilterParameters: Sendable, Equatable {
+public struct LandmarkFilterParameters: Sendable, Hashable {
   /// The frame rate assumed before two frames give one, in hertz.
   public var frequency: Float
   /// The cutoff frequency at rest, in hertz.

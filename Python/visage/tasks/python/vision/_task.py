@@ -38,12 +38,6 @@ def validate_running_mode(running_mode: RunningMode, result_callback: Optional[C
         raise ValueError("The vision task is in image or video mode, a user-defined result callback should not be provided.")
 
 
-_CHOICES = {
-    "detector_range": ("short", "full", "all"),
-    "landmark_smoothing": (None, "every_face", "mediapipe", "off"),
-}
-
-
 # Options whose None means "not set" (Visage's own); MediaPipe's options are never None.
 _MAY_BE_NONE = ("landmark_smoothing", "min_face_presence_confidence")
 
@@ -58,17 +52,9 @@ def validate_values(configuration: Dict[str, Any]) -> None:
             raise ValueError(f"invalid option {name}={value!r}: must be a finite number")
 
 
-def validate_choices(configuration: Dict[str, Any]) -> None:
-    """Refuses an option outside its values, naming them."""
-    for name, values in _CHOICES.items():
-        if name in configuration and configuration[name] not in values:
-            allowed = ", ".join(repr(v) for v in values if v is not None)
-            raise ValueError(f"invalid option {name}={configuration[name]!r}: must be one of {allowed}")
-
-
-def model_path(base_options: BaseOptions, temporary: list) -> str:
+def model_path(base_options: BaseOptions, temporary: list) -> Optional[str]:
     """The model file: the given path, the given bytes written to a temporary file (appended to
-    `temporary`, removed once the task is made), or the bundled `face_landmarker.task`."""
+    `temporary`, removed once the task is made), or None for the bundled `face_landmarker.task`."""
     if not isinstance(base_options, BaseOptions):
         raise ValueError(f"base_options must be a BaseOptions, got {type(base_options).__name__}")
     if base_options.model_asset_path is not None and base_options.model_asset_buffer is not None:
@@ -85,7 +71,7 @@ def model_path(base_options: BaseOptions, temporary: list) -> str:
         return path
     if base_options.model_asset_path is not None:
         return os.fspath(base_options.model_asset_path)
-    return _native.LANDMARKER_MODEL
+    return None
 
 
 def _close_handle(handle: int, keep_alive: Any, owner: int) -> None:
@@ -131,7 +117,6 @@ class VisionTask:
     ):
         validate_running_mode(running_mode, result_callback)
         validate_values(configuration)
-        validate_choices(configuration)
         self._running_mode = running_mode
         self._result_callback = result_callback
         self._images: Dict[int, Image] = {}
@@ -142,6 +127,9 @@ class VisionTask:
         try:
             configuration = dict(configuration)
             configuration["model_asset_path"] = model_path(base_options, temporary)
+            # The bundled models, which the options' ranges name; the engine maps every option
+            # to its own through one table (VisageHosting's TaskSettings).
+            configuration["bundled_model_path"] = _native.LANDMARKER_MODEL
             configuration["full_range_model_path"] = _native.FULL_RANGE_MODEL
             configuration["running_mode"] = running_mode.value
             if base_options.thread_count != 1:

@@ -154,7 +154,9 @@ class FaceLandmarkerOptions:
     `output_scores` (extra outputs); `track_faces` (a tracking ID per face); `detector_range`
     ("short", the bundle's detector; "full", the full-range detector for faces far away; "all",
     both at every scale, for group photos); `search_any_rotation` (faces sideways or upside
-    down); `landmark_smoothing` ("every_face", the default; "mediapipe"; "off").
+    down); `landmark_smoothing` ("every_face", the default; "mediapipe"; "off");
+    `camera_vertical_field_of_view` (degrees, which matrices, poses, metric landmarks and iris
+    distances assume; MediaPipe's 63).
     """
 
     base_options: BaseOptions = dataclasses.field(default_factory=BaseOptions)
@@ -174,6 +176,7 @@ class FaceLandmarkerOptions:
     detector_range: Literal["short", "full", "all"] = "short"
     search_any_rotation: bool = False
     landmark_smoothing: Optional[Literal["every_face", "mediapipe", "off"]] = None
+    camera_vertical_field_of_view: float = 63.0
 
 
 def _points(row: np.ndarray, kind: type) -> list:
@@ -224,6 +227,7 @@ class FaceLandmarker(VisionTask):
             "detector_range": options.detector_range,
             "search_any_rotation": options.search_any_rotation,
             "landmark_smoothing": options.landmark_smoothing,
+            "camera_vertical_field_of_view": options.camera_vertical_field_of_view,
         }
         # The outputs asked for: the result reads only those fields.
         self._outputs = dataclasses.replace(options, result_callback=None)
