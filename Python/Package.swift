@@ -9,12 +9,16 @@ let package = Package(
   products: [.library(name: "VisageC", type: .dynamic, targets: ["VisageC"])],
   dependencies: [.package(name: "Visage", path: "..")],
   targets: [
+    // The C interface's header (include/visage.h): the contract, which VisageC's exports are
+    // compiled against and Python's declarations are tested against.
+    .target(name: "CVisage"),
     .target(
       name: "VisageC",
       dependencies: [
+        "CVisage",
         .product(name: "Visage", package: "Visage"), .product(name: "VisageImageIO", package: "Visage"),
         .product(name: "VisageCommandLine", package: "Visage"), .product(name: "VisageHosting", package: "Visage"),
         .product(name: "VisageReports", package: "Visage"),
-      ])
+      ]),
   ]
 )

@@ -1,14 +1,15 @@
 """The engine: Visage's Swift library as one shared object, loaded with ctypes.
 
-The C functions are declared in `Python/Sources/VisageC/Exports.swift`. ctypes releases the
-GIL for the length of each call, so tasks on two threads run side by side.
+Its C interface is `Python/Sources/CVisage/include/visage.h`; the declarations here are its, held
+to it by tests/test_c_header.py. ctypes releases the GIL for the length of each call, so tasks
+on two threads run side by side.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import enum
+import json
 import os
 from typing import Optional, Tuple
 
@@ -23,8 +24,44 @@ _ErrorOut = ctypes.POINTER(ctypes.c_void_p)
 LIVE_STREAM_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p)
 
 
+# The header's enums, by its names without their prefixes (VISAGE_FIELD_LANDMARKS is
+# Field.LANDMARKS).
+
+
+class Status(enum.IntEnum):
+    """`visage_status`: what a call returns."""
+
+    OK = 0
+    INVALID_ARGUMENT = 1
+    ENGINE_FAILED = 2
+    FILE_NOT_FOUND = 3
+
+
+class Mode(enum.IntEnum):
+    """`visage_running_mode`."""
+
+    IMAGE = 0
+    VIDEO = 1
+    LIVE_STREAM = 2
+
+
+class PixelFormat(enum.IntEnum):
+    """`visage_image_format`: bytes a pixel."""
+
+    GRAY8 = 1
+    SRGB = 3
+    SRGBA = 4
+
+
+class Decoder(enum.IntEnum):
+    """`visage_decoder`."""
+
+    MEDIAPIPE = 0
+    STANDARD = 1
+
+
 class Field(enum.IntEnum):
-    """The result fields, by the numbers `ResultTable.Field` gives them in Swift."""
+    """`visage_field`: a result's fields."""
 
     LANDMARKS = 0
     BLENDSHAPES = 1
@@ -42,10 +79,24 @@ class Field(enum.IntEnum):
     ROTATIONS = 15
 
 
-# The C interface this package speaks (`visage_abi_version` in Python/Sources/VisageC/Exports.swift):
-# the signatures below and the result fields above are those of this version. A library of
-# another version (a wheel's package beside another build's object) is refused at import.
-ABI_VERSION = 4
+class VisageImage(ctypes.Structure):
+    """`visage_image`: pixels in memory."""
+
+    _fields_ = [
+        ("pixels", ctypes.c_void_p),
+        ("byte_count", ctypes.c_int64),
+        ("width", ctypes.c_int64),
+        ("height", ctypes.c_int64),
+        ("row_bytes", ctypes.c_int64),
+        ("format", ctypes.c_int32),
+        ("rotation_degrees", ctypes.c_int32),
+    ]
+
+
+# The version of the C interface this package speaks (VISAGE_ABI_VERSION): the declarations
+# below are those of this version. A library of another version (a wheel's package beside
+# another build's object) is refused at import.
+ABI_VERSION = 5
 
 
 def _load() -> ctypes.CDLL:
@@ -61,30 +112,23 @@ def _load() -> ctypes.CDLL:
             f"{path} speaks Visage's C interface version {found if found is not None else '1 or none'}; this "
             f"package needs version {ABI_VERSION}: install the wheel as built, or rebuild (pip install ./Python)"
         )
+    image, enum32 = ctypes.POINTER(VisageImage), i32
     signatures = {
         "visage_free": (None, [p]),
         "visage_task_create": (i32, [ctypes.c_char_p, LIVE_STREAM_CALLBACK, p, ctypes.POINTER(p), _ErrorOut]),
-        "visage_task_run": (
-            i32,
-            [p, i32, p, i64, i64, i64, i64, i32, i32, i64, ctypes.POINTER(ctypes.c_float), i64, ctypes.POINTER(p), _ErrorOut],
-        ),
+        "visage_task_run": (i32, [p, enum32, image, i64, ctypes.POINTER(ctypes.c_float), i64, ctypes.POINTER(p), _ErrorOut]),
         "visage_task_close": (None, [p]),
-        "visage_result_field": (i64, [p, i32, ctypes.POINTER(p), ctypes.POINTER(i64)]),
+        "visage_result_field": (i64, [p, enum32, ctypes.POINTER(p), ctypes.POINTER(i64)]),
         "visage_result_names": (p, [p]),
         "visage_result_timestamp": (i64, [p]),
         "visage_result_engine_nanoseconds": (i64, [p]),
         "visage_result_free": (None, [p]),
-        "visage_image_decode": (
-            i32,
-            [ctypes.c_char_p, i32, ctypes.POINTER(p), ctypes.POINTER(i64), ctypes.POINTER(i64), ctypes.POINTER(i64), _ErrorOut],
-        ),
+        "visage_image_decode": (i32, [ctypes.c_char_p, enum32, image, _ErrorOut]),
         "visage_image_decodes_as_mediapipe": (i32, []),
+        "visage_face_crop": (i32, [image, ctypes.POINTER(ctypes.c_float), i64, i64, ctypes.c_double, ctypes.POINTER(p), _ErrorOut]),
         "visage_face_connections": (i64, [ctypes.c_char_p, ctypes.POINTER(i32), i64]),
         "visage_option_table": (p, [ctypes.c_char_p]),
-        "visage_face_crop": (
-            i32,
-            [p, i64, i64, i64, i64, i32, ctypes.POINTER(ctypes.c_float), i64, i64, ctypes.c_double, ctypes.POINTER(p), _ErrorOut],
-        ),
+        "visage_command_line": (i32, [i32, ctypes.POINTER(ctypes.c_char_p)]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -95,12 +139,12 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
-_EXCEPTIONS = {1: ValueError, 2: RuntimeError, 3: FileNotFoundError}
+_EXCEPTIONS = {Status.INVALID_ARGUMENT: ValueError, Status.ENGINE_FAILED: RuntimeError, Status.FILE_NOT_FOUND: FileNotFoundError}
 
 
 def check(status: int, message: ctypes.c_void_p) -> None:
     """Raises the exception for a failed call, with the engine's words."""
-    if status == 0:
+    if status == Status.OK:
         return
     text = take_string(message.value) if message.value else "unknown error"
     raise _EXCEPTIONS.get(status, RuntimeError)(text)
@@ -116,19 +160,17 @@ def take_string(pointer: Optional[int]) -> str:
         lib.visage_free(pointer)
 
 
-def pixels(data: np.ndarray) -> Tuple[np.ndarray, int, int, int, int]:
-    """An Image's (height, width, channels) uint8 pixels as (array, width, height, row bytes,
-    channels), without a copy when its rows are runs of whole pixels; else a contiguous copy."""
+def image(data: np.ndarray, rotation_degrees: int = 0) -> Tuple[VisageImage, np.ndarray]:
+    """A `visage_image` of an Image's (height, width, channels) uint8 pixels, and the array it
+    points into (to keep alive for the call): the array itself when its rows are runs of whole
+    pixels, else a contiguous copy."""
     height, width, channels = data.shape
     item = data.itemsize
     if data.dtype != np.uint8 or data.strides[2] != item or data.strides[1] != channels * item or data.strides[0] < 0:
         data = np.ascontiguousarray(data, dtype=np.uint8)
-    return data, width, height, data.strides[0], channels
-
-
-def byte_span(height: int, row_bytes: int, width: int, channels: int) -> int:
-    """The bytes from the first pixel to the end of the last row."""
-    return row_bytes * (height - 1) + width * channels
+    row_bytes = data.strides[0]
+    span = row_bytes * (height - 1) + width * channels
+    return VisageImage(data.ctypes.data, span, width, height, row_bytes, channels, rotation_degrees), data
 
 
 def option_table(task: str) -> list:

@@ -1,26 +1,18 @@
+import CVisage
 import Foundation
 import Visage
 import VisageImageIO
 
-/// What a call into the C ABI returns: 0 for success, else the kind of failure, which the
-/// Python side turns into the matching exception (`visage/_native.py`).
-enum CStatus: Int32 {
-  case ok = 0
-  /// A bad argument or a call the task's state refuses: Python's `ValueError`.
-  case invalidArgument = 1
-  /// The engine failed: Python's `RuntimeError`.
-  case engine = 2
-  /// A model or image file that does not exist: Python's `FileNotFoundError`.
-  case fileNotFound = 3
-
-  /// The status for an error thrown by the engine.
+extension visage_status {
+  /// The status for an error thrown by the engine (visage.h says which Python exception each
+  /// becomes).
   init(_ error: Error) {
     switch error {
-    case is MissingFile: self = .fileNotFound
-    case VisionTaskError.invalidModel: self = .engine
+    case is MissingFile: self = VISAGE_FILE_NOT_FOUND
+    case VisionTaskError.invalidModel: self = VISAGE_ENGINE_FAILED
     case is VisionTaskError, is MPImageError, is ImageIOError, is DecodingError, is CallError:
-      self = .invalidArgument
-    default: self = .engine
+      self = VISAGE_INVALID_ARGUMENT
+    default: self = VISAGE_ENGINE_FAILED
     }
   }
 }
@@ -51,13 +43,14 @@ struct MissingFile: Error, CustomStringConvertible {
 
 /// Runs `body`; on failure stores a copy of the error's text in `*message` (freed by the caller
 /// with `visage_free`) and returns its status.
-func guarded(_ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ body: () throws -> Void) -> Int32 {
+func guarded(_ message: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ body: () throws -> Void) -> visage_status
+{
   do {
     try body()
-    return CStatus.ok.rawValue
+    return VISAGE_OK
   } catch {
     message?.pointee = strdup(describe(error))
-    return CStatus(error).rawValue
+    return visage_status(error)
   }
 }
 

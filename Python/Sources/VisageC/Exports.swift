@@ -1,8 +1,7 @@
-// The C ABI that `visage/_native.py` loads with ctypes. Every function that can fail returns a
-// `CStatus` and, on failure, stores a message in `*error` that the caller frees with
-// `visage_free`. Handles are opaque pointers: a task from `visage_task_create`, released by
-// `visage_task_close`; a result table from `visage_task_run` or the live-stream callback,
-// released by `visage_result_free`. Nothing here keeps a pointer it was given past the call.
+// The C interface that `visage/_native.py` loads with ctypes, as Sources/CVisage/include/visage.h
+// declares it (which says what each call does); `HeaderAgreement` holds each function here to
+// the header's prototype.
+import CVisage
 import Foundation
 import Visage
 import VisageHosting
@@ -19,7 +18,7 @@ public func visageFree(_ pointer: UnsafeMutableRawPointer?) { free(pointer) }
 public func visageTaskCreate(
   _ json: UnsafePointer<CChar>, _ callback: LiveStreamCallback?, _ context: UnsafeMutableRawPointer?,
   _ handle: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ error: ErrorOut
-) -> Int32 {
+) -> visage_status {
   guarded(error) {
     let configuration = try TaskConfiguration.decode(String(cString: json))
     let task = try TaskHandle(configuration: configuration, callback: callback, context: context)
@@ -27,22 +26,17 @@ public func visageTaskCreate(
   }
 }
 
-/// Runs a task on pixels with `channels` bytes per pixel (1 gray, 3 RGB, 4 RGBA) and rows
-/// `rowBytes` apart, stored turned by `rotation` degrees as MediaPipe's `rotation_degrees`
-/// says. `regions` holds `regionCount` face regions of five floats (x, y, width, height in
-/// pixels, rotation in degrees) for the landmarker, or is null. `*result` is null in
-/// live-stream mode.
+/// Runs a task on an image; `regions` holds `regionCount` face regions of five floats.
 @_cdecl("visage_task_run")
 public func visageTaskRun(
-  _ handle: UnsafeMutableRawPointer, _ mode: Int32, _ pixels: UnsafeRawPointer?, _ byteCount: Int64,
-  _ width: Int64, _ height: Int64, _ rowBytes: Int64, _ channels: Int32, _ rotation: Int32,
+  _ handle: UnsafeMutableRawPointer, _ mode: visage_running_mode, _ image: UnsafePointer<visage_image>,
   _ timestamp: Int64, _ regions: UnsafePointer<Float>?, _ regionCount: Int64,
   _ result: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ error: ErrorOut
-) -> Int32 {
+) -> visage_status {
   guarded(error) {
     result.pointee = nil
     let task = Unmanaged<TaskHandle>.fromOpaque(handle).takeUnretainedValue()
-    let source = try PixelSource(pixels, byteCount, width, height, rowBytes, channels)
+    let source = try PixelSource(image.pointee)
     let faceRegions = regions.map { pointer in
       (0..<Int(max(regionCount, 0))).map { i in
         let r = pointer + 5 * i
@@ -51,8 +45,7 @@ public func visageTaskRun(
           rotationDegrees: Double(r[4]))
       }
     }
-    let table = try task.run(
-      mode: mode, source: source, rotation: rotation, timestamp: Int(timestamp), regions: faceRegions)
+    let table = try task.run(mode: mode, source: source, timestamp: Int(timestamp), regions: faceRegions)
     if let table {
       result.pointee = Unmanaged.passRetained(table).toOpaque()
     }
@@ -71,11 +64,11 @@ public func visageTaskClose(_ handle: UnsafeMutableRawPointer) {
 /// with `*width` floats each at `*values`, which stay valid until `visage_result_free`.
 @_cdecl("visage_result_field")
 public func visageResultField(
-  _ result: UnsafeMutableRawPointer, _ field: Int32, _ values: UnsafeMutablePointer<UnsafeRawPointer?>,
+  _ result: UnsafeMutableRawPointer, _ field: visage_field, _ values: UnsafeMutablePointer<UnsafeRawPointer?>,
   _ width: UnsafeMutablePointer<Int64>
 ) -> Int64 {
   let table = Unmanaged<ResultTable>.fromOpaque(result).takeUnretainedValue()
-  guard let field = ResultTable.Field(rawValue: field), let block = table.blocks[field] else { return -1 }
+  guard let block = table.blocks[field] else { return -1 }
   values.pointee = UnsafeRawPointer(block.values.baseAddress)
   width.pointee = Int64(block.width)
   return Int64(block.rows)
@@ -106,14 +99,15 @@ public func visageResultFree(_ result: UnsafeMutableRawPointer) {
   Unmanaged<ResultTable>.fromOpaque(result).release()
 }
 
-/// The version of this C interface: raised whenever a function's arguments or meaning, or a
-/// result field's number, change. Python's `_native.ABI_VERSION` must equal it (checked at
-/// import). 2: `visage_image_decode` takes `uprightJPEG`. 3: it decodes as MediaPipe's
-/// `create_from_file` (stb_image, any channel count) and says the channels. 4: a task's JSON
-/// names its options by the option table's Python names, the bundled models apart
-/// (`TaskConfiguration`); `visage_option_table`.
+/// The version of this C interface, visage.h's `VISAGE_ABI_VERSION`: raised whenever a
+/// function's arguments or meaning, or a result field's number, change. Python's
+/// `_native.ABI_VERSION` must equal it (checked at import). 2: `visage_image_decode` takes
+/// `uprightJPEG`. 3: it decodes as MediaPipe's `create_from_file` (stb_image, any channel
+/// count) and says the channels. 4: a task's JSON names its options by the option table's
+/// Python names, the bundled models apart (`TaskConfiguration`); `visage_option_table`. 5: the
+/// header; an image is a `visage_image`, modes, formats, decoders and fields its enums.
 @_cdecl("visage_abi_version")
-public func visageABIVersion() -> Int32 { 4 }
+public func visageABIVersion() -> Int32 { VISAGE_ABI_VERSION }
 
 /// The option table of a task (`detect`, `landmark`, `analyze`) as a JSON array of objects
 /// (`name`, `python`: null when Python does not take it, `kind`, `default`, `alternative`: a
@@ -143,24 +137,22 @@ public func visageOptionTable(_ task: UnsafePointer<CChar>) -> UnsafeMutablePoin
 @_cdecl("visage_image_decodes_as_mediapipe")
 public func visageImageDecodesAsMediaPipe() -> Int32 { STBImage.isAvailable ? 1 : 0 }
 
-/// Decodes an image file into `*channels` (1, 3 or 4) samples a pixel at `*pixels`, rows top to
-/// bottom, freed with `visage_free`. `standard` 0: as MediaPipe 1.2.2's Python
-/// `Image.create_from_file` does (`STBImage(mediaPipeFile:)`; without stb_image in the build,
-/// as with 1). `standard` 1: PNG and JPEG with libpng and libjpeg-turbo (Pillow's pixels), as
-/// RGB, a JPEG turned upright by its Exif tag. A missing file is status 3; one that cannot be
-/// decoded 2 (MediaPipe's RuntimeError); gray and alpha 1 (its ValueError).
+/// Decodes an image file into `*image` (`STBImage(mediaPipeFile:)` for MediaPipe's decoder):
+/// a missing file is `VISAGE_FILE_NOT_FOUND`; one that cannot be decoded `VISAGE_ENGINE_FAILED`
+/// (MediaPipe's RuntimeError); gray and alpha `VISAGE_INVALID_ARGUMENT` (its ValueError).
 @_cdecl("visage_image_decode")
 public func visageImageDecode(
-  _ path: UnsafePointer<CChar>, _ standard: Int32, _ pixels: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-  _ width: UnsafeMutablePointer<Int64>, _ height: UnsafeMutablePointer<Int64>, _ channels: UnsafeMutablePointer<Int64>,
+  _ path: UnsafePointer<CChar>, _ decoder: visage_decoder, _ image: UnsafeMutablePointer<visage_image>,
   _ error: ErrorOut
-) -> Int32 {
+) -> visage_status {
   guarded(error) {
     let path = String(cString: path)
     try MissingFile.check(path, folderIsMissing: false)
     let decoded: STBImage
     do {
-      decoded = try STBImage.isAvailable && standard == 0 ? STBImage(mediaPipeFile: path) : standardDecode(path)
+      decoded =
+        try STBImage.isAvailable && decoder == VISAGE_DECODER_MEDIAPIPE
+        ? STBImage(mediaPipeFile: path) : standardDecode(path)
     } catch {
       throw DecodeFailure(description: "Failed to load image from file: \(error)")
     }
@@ -168,10 +160,10 @@ public func visageImageDecode(
       throw CallError(
         "Expected image with 1 (grayscale), 3 (RGB) or 4 (RGBA) channels, found \(decoded.channels) channels.")
     }
-    pixels.pointee = copyOut(decoded.pixels)
-    width.pointee = Int64(decoded.width)
-    height.pointee = Int64(decoded.height)
-    channels.pointee = Int64(decoded.channels)
+    image.pointee = visage_image(
+      pixels: copyOut(decoded.pixels), byte_count: Int64(decoded.pixels.count), width: Int64(decoded.width),
+      height: Int64(decoded.height), row_bytes: Int64(decoded.width * decoded.channels),
+      format: visage_image_format(rawValue: Int32(decoded.channels)), rotation_degrees: 0)
   }
 }
 
@@ -189,16 +181,14 @@ private func standardDecode(_ path: String) throws -> STBImage {
   return try STBImage(width: image.width, height: image.height, channels: 3, pixels: image.pixels)
 }
 
-/// Visage: a face's aligned crop (`MPImage.alignedFaceCrop`), `size` × `size` RGB pixels into
-/// `*out` (freed with `visage_free`), from 478 landmarks as x, y, z floats.
+/// Visage: a face's aligned crop (`MPImage.alignedFaceCrop`).
 @_cdecl("visage_face_crop")
 public func visageFaceCrop(
-  _ pixels: UnsafeRawPointer?, _ byteCount: Int64, _ width: Int64, _ height: Int64, _ rowBytes: Int64,
-  _ channels: Int32, _ landmarks: UnsafePointer<Float>, _ landmarkCount: Int64, _ size: Int64, _ margin: Double,
-  _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ error: ErrorOut
-) -> Int32 {
+  _ image: UnsafePointer<visage_image>, _ landmarks: UnsafePointer<Float>, _ landmarkCount: Int64, _ size: Int64,
+  _ margin: Double, _ out: UnsafeMutablePointer<UnsafeMutableRawPointer?>, _ error: ErrorOut
+) -> visage_status {
   guarded(error) {
-    let image = try PixelSource(pixels, byteCount, width, height, rowBytes, channels).image(rotation: 0)
+    let image = try PixelSource(image.pointee).image()
     let points = (0..<Int(max(landmarkCount, 0))).map {
       NormalizedLandmark(x: landmarks[3 * $0], y: landmarks[3 * $0 + 1], z: landmarks[3 * $0 + 2])
     }
@@ -237,4 +227,29 @@ private func copyOut(_ bytes: [UInt8]) -> UnsafeMutableRawPointer {
   let pointer = malloc(max(bytes.count, 1))!
   bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
   return pointer
+}
+
+/// Each function above has the type of the header's prototype of its name: a change to one
+/// without the other does not compile. Never called.
+private enum HeaderAgreement {
+  static func same<Function>(_ header: Function, _ here: Function) {}
+
+  static func check() {
+    same(visage_abi_version, visageABIVersion)
+    same(visage_free, visageFree)
+    same(visage_task_create, visageTaskCreate)
+    same(visage_task_run, visageTaskRun)
+    same(visage_task_close, visageTaskClose)
+    same(visage_result_field, visageResultField)
+    same(visage_result_names, visageResultNames)
+    same(visage_result_timestamp, visageResultTimestamp)
+    same(visage_result_engine_nanoseconds, visageResultEngineNanoseconds)
+    same(visage_result_free, visageResultFree)
+    same(visage_image_decode, visageImageDecode)
+    same(visage_image_decodes_as_mediapipe, visageImageDecodesAsMediaPipe)
+    same(visage_face_crop, visageFaceCrop)
+    same(visage_face_connections, visageFaceConnections)
+    same(visage_option_table, visageOptionTable)
+    same(visage_command_line, visageCommandLine)
+  }
 }

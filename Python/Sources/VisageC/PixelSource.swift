@@ -1,6 +1,8 @@
+import CVisage
 import Visage
 
-/// A caller's pixels as the C ABI passes them: rows `rowBytes` apart, 1, 3 or 4 bytes a pixel.
+/// A caller's pixels as the C interface passes them (`visage_image`): rows `rowBytes` apart,
+/// 1, 3 or 4 bytes a pixel, stored turned by a multiple of 90°.
 struct PixelSource {
   let base: UnsafeRawPointer
   let byteCount: Int
@@ -8,44 +10,43 @@ struct PixelSource {
   let height: Int
   let rowBytes: Int
   let format: MPImage.PixelFormat
+  let orientation: MPImage.Orientation
 
-  init(
-    _ pixels: UnsafeRawPointer?, _ byteCount: Int64, _ width: Int64, _ height: Int64, _ rowBytes: Int64,
-    _ channels: Int32
-  ) throws {
-    switch channels {
-    case 1: format = .gray
-    case 3: format = .rgb
-    case 4: format = .rgba
-    default: throw CallError("images must have 1, 3 or 4 channels, got \(channels)")
+  init(_ image: visage_image) throws {
+    switch image.format {
+    case VISAGE_GRAY8: format = .gray
+    case VISAGE_SRGB: format = .rgb
+    case VISAGE_SRGBA: format = .rgba
+    default: throw CallError("images must have 1, 3 or 4 channels, got \(image.format.rawValue)")
     }
-    guard let pixels, byteCount >= 0 else { throw CallError("no pixels") }
+    guard let pixels = image.pixels, image.byte_count >= 0 else { throw CallError("no pixels") }
     base = pixels
-    self.byteCount = Int(byteCount)
-    self.width = Int(clamping: width)
-    self.height = Int(clamping: height)
-    self.rowBytes = Int(clamping: rowBytes)
+    byteCount = Int(image.byte_count)
+    width = Int(clamping: image.width)
+    height = Int(clamping: image.height)
+    rowBytes = Int(clamping: image.row_bytes)
+    orientation = try Self.orientation(image.rotation_degrees)
   }
 
   /// The image, its pixels copied by the library (which checks sizes and strides).
-  func image(rotation: Int32) throws -> MPImage {
+  func image() throws -> MPImage {
     try MPImage(
       width: width, height: height, bytesPerRow: rowBytes, format: format,
-      buffer: UnsafeRawBufferPointer(start: base, count: byteCount), orientation: try Self.orientation(rotation))
+      buffer: UnsafeRawBufferPointer(start: base, count: byteCount), orientation: orientation)
   }
 
   /// Calls `body` with the image, read in place when the rows are packed RGB (numpy's usual
   /// layout), else copied into RGB rows by the library. The image must not outlive `body`.
-  func withImage<Result>(rotation: Int32, _ body: (MPImage) throws -> Result) throws -> Result {
+  func withImage<Result>(_ body: (MPImage) throws -> Result) throws -> Result {
     let sides = 1...MPImage.maximumDimension  // so that the products below cannot overflow
     if format == .rgb, sides.contains(width), sides.contains(height), rowBytes == width * 3,
       width * height <= byteCount / 3
     {
       let bytes = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: width * height * 3)
       return try MPImage.withBorrowedPixels(
-        width: width, height: height, rgb: bytes, orientation: try Self.orientation(rotation), body)
+        width: width, height: height, rgb: bytes, orientation: orientation, body)
     }
-    return try body(try image(rotation: rotation))
+    return try body(try image())
   }
 
   /// MediaPipe's `rotation_degrees` r turns the model's input by -r degrees, as iOS's

@@ -1,17 +1,30 @@
+import CVisage
 import Visage
+
+extension visage_field {
+  static let landmarks = VISAGE_FIELD_LANDMARKS
+  static let blendshapes = VISAGE_FIELD_BLENDSHAPES
+  static let matrices = VISAGE_FIELD_MATRICES
+  static let headPoses = VISAGE_FIELD_HEAD_POSES
+  static let metricLandmarks = VISAGE_FIELD_METRIC_LANDMARKS
+  static let irisDistances = VISAGE_FIELD_IRIS_DISTANCES
+  static let trackingIds = VISAGE_FIELD_TRACKING_IDS
+  static let scores = VISAGE_FIELD_SCORES
+  static let boxes = VISAGE_FIELD_BOXES
+  static let categories = VISAGE_FIELD_CATEGORIES
+  static let keypoints = VISAGE_FIELD_KEYPOINTS
+  static let facePresences = VISAGE_FIELD_FACE_PRESENCES
+  static let detectionTrackingIds = VISAGE_FIELD_DETECTION_TRACKING_IDS
+  static let rotations = VISAGE_FIELD_ROTATIONS
+}
 
 /// A task's result laid out for the C ABI: for each field, rows of 32-bit floats of one width
 /// (a face's 478 landmarks as x, y, z; a detection's box) in one block of memory, which Python
 /// reads into numpy with one call per field. An output that is off has no entry; a face without
 /// a value (a head pose the geometry could not give) has a row of NaN.
 final class ResultTable {
-  /// The fields, by the number the C ABI takes (`_native.py` names the same numbers).
-  enum Field: Int32, CaseIterable {
-    case landmarks = 0
-    case blendshapes, matrices, headPoses, metricLandmarks, irisDistances, trackingIds, scores
-    case boxes = 10
-    case categories, keypoints, facePresences, detectionTrackingIds, rotations
-  }
+  /// The fields, as the C interface numbers them (`visage_field` in visage.h).
+  typealias Field = visage_field
 
   /// One field's rows, one after another, in memory that stays put while the table lives.
   final class Block {

@@ -1,12 +1,10 @@
+import CVisage
 import Foundation
 import Visage
 
 /// The function Python gives for live-stream results: (context, result table or nil,
 /// timestamp in ms, error text or nil). It owns the table it is given (`visage_result_free`).
-public typealias LiveStreamCallback =
-  @convention(c) (
-    UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int64, UnsafePointer<CChar>?
-  ) -> Void
+public typealias LiveStreamCallback = visage_live_stream_callback
 
 /// One task behind a C handle: a face landmarker or a face detector. The engine's tasks
 /// serialise their own calls, so a handle may be used from several threads at once.
@@ -68,23 +66,25 @@ final class TaskHandle: @unchecked Sendable {
     }
   }
 
-  /// Runs one image: mode 0 is a still image, 1 a video frame, 2 a live-stream frame (whose
-  /// result goes to the callback; nil is returned). The table records how long the engine's
+  /// Runs one image: a still image, a video frame or a live-stream frame (whose result goes to
+  /// the callback; nil is returned). The table records how long the engine's
   /// own call took, so that a benchmark can tell it from the cost of crossing into Python.
   func run(
-    mode: Int32, source: PixelSource, rotation: Int32, timestamp: Int, regions: [FaceRegion]?
+    mode: visage_running_mode, source: PixelSource, timestamp: Int, regions: [FaceRegion]?
   ) throws -> ResultTable? {
     // Image and video calls read the caller's pixels in place; a live-stream frame is kept for
     // later, so it is copied.
-    if mode == 2 {
-      return try run(mode: mode, image: try source.image(rotation: rotation), timestamp: timestamp, regions: regions)
+    if mode == VISAGE_LIVE_STREAM {
+      return try run(mode: mode, image: try source.image(), timestamp: timestamp, regions: regions)
     }
-    return try source.withImage(rotation: rotation) {
+    return try source.withImage {
       try run(mode: mode, image: $0, timestamp: timestamp, regions: regions)
     }
   }
 
-  private func run(mode: Int32, image: MPImage, timestamp: Int, regions: [FaceRegion]?) throws -> ResultTable? {
+  private func run(mode: visage_running_mode, image: MPImage, timestamp: Int, regions: [FaceRegion]?) throws
+    -> ResultTable?
+  {
     let clock = ContinuousClock()
     var engineTime = Duration.zero
     // The task's own call, timed as `visage bench` times it.
@@ -95,28 +95,28 @@ final class TaskHandle: @unchecked Sendable {
     }
     let table: ResultTable
     switch (task!, mode) {
-    case (.landmarker(let task), 0):
+    case (.landmarker(let task), VISAGE_IMAGE):
       table = ResultTable(
         try timed { try regions.map { try task.detect(image: image, faceRegions: $0) } ?? task.detect(image: image) })
-    case (.landmarker(let task), 1):
+    case (.landmarker(let task), VISAGE_VIDEO):
       table = ResultTable(try timed { try task.detect(videoFrame: image, timestampInMilliseconds: timestamp) })
-    case (.landmarker(let task), 2):
+    case (.landmarker(let task), VISAGE_LIVE_STREAM):
       try task.detectAsync(image: image, timestampInMilliseconds: timestamp)
       return nil
     case (.detector, _) where regions != nil:
       throw CallError("face regions are for the face landmarker")
-    case (.detector(let task), 0):
+    case (.detector(let task), VISAGE_IMAGE):
       let result = try timed { try task.detect(image: image) }
       table = ResultTable(result, imageWidth: image.width, imageHeight: image.height)
-    case (.detector(let task), 1):
+    case (.detector(let task), VISAGE_VIDEO):
       let result = try timed { try task.detect(videoFrame: image, timestampInMilliseconds: timestamp) }
       table = ResultTable(result, imageWidth: image.width, imageHeight: image.height)
-    case (.detector(let task), 2):
+    case (.detector(let task), VISAGE_LIVE_STREAM):
       lock.withLock { sizes[timestamp] = (image.width, image.height) }
       try task.detectAsync(image: image, timestampInMilliseconds: timestamp)
       return nil
     default:
-      throw CallError("unknown running mode \(mode)")
+      throw CallError("unknown running mode \(mode.rawValue)")
     }
     table.engineTime = engineTime
     return table

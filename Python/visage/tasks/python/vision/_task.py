@@ -24,7 +24,7 @@ from visage.tasks.python.vision.core.vision_task_running_mode import VisionTaskR
 
 _logger = logging.getLogger("visage")
 _Task = TypeVar("_Task", bound="VisionTask")
-_MODE_CODES = {RunningMode.IMAGE: 0, RunningMode.VIDEO: 1, RunningMode.LIVE_STREAM: 2}
+_MODE_CODES = {RunningMode.IMAGE: _native.Mode.IMAGE, RunningMode.VIDEO: _native.Mode.VIDEO, RunningMode.LIVE_STREAM: _native.Mode.LIVE_STREAM}
 _MODE_NAMES = {RunningMode.IMAGE: "image", RunningMode.VIDEO: "video", RunningMode.LIVE_STREAM: "live stream"}
 
 
@@ -216,8 +216,7 @@ class VisionTask:
             rotation = image_processing_options.rotation_degrees
             if isinstance(rotation, bool) or not isinstance(rotation, (int, np.integer)) or rotation % 90 != 0:
                 raise ValueError("Expected rotation to be a multiple of 90°.")
-        data, width, height, row_bytes, channels = _native.pixels(image._data)
-        span = _native.byte_span(height, row_bytes, width, channels)
+        pixels, _kept = _native.image(image._data, int(rotation) % 360)
         region_pointer, region_count = None, 0
         if regions is not None:
             region_pointer = regions.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
@@ -235,8 +234,7 @@ class VisionTask:
                     if registered:
                         self._images[int(timestamp_ms)] = image
             status = _native.lib.visage_task_run(
-                self._handle, _MODE_CODES[mode], data.ctypes.data, span, width, height, row_bytes, channels,
-                int(rotation) % 360, int(timestamp_ms), region_pointer, region_count,
+                self._handle, _MODE_CODES[mode], ctypes.byref(pixels), int(timestamp_ms), region_pointer, region_count,
                 ctypes.byref(result), ctypes.byref(error),
             )  # fmt: skip
         if status != 0 and registered:

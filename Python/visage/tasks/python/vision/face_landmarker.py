@@ -294,12 +294,11 @@ def aligned_face_crop(image: Image, landmarks: Sequence[NormalizedLandmark], siz
     if not isinstance(image, Image):
         raise ValueError(f"aligned_face_crop takes an Image, got {type(image).__name__}")
     points = np.asarray([[p.x, p.y, p.z or 0.0] for p in landmarks], dtype=np.float32).reshape(-1, 3)
-    data, width, height, row_bytes, channels = _native.pixels(image._data)
+    pixels, _kept = _native.image(image._data)
     out, error = ctypes.c_void_p(), ctypes.c_void_p()
     status = _native.lib.visage_face_crop(
-        data.ctypes.data, _native.byte_span(height, row_bytes, width, channels), width, height, row_bytes,
-        channels, points.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(points), int(size), float(margin),
-        ctypes.byref(out), ctypes.byref(error),
+        ctypes.byref(pixels), points.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(points), int(size),
+        float(margin), ctypes.byref(out), ctypes.byref(error),
     )  # fmt: skip
     _native.check(status, error)
     try:

@@ -80,21 +80,17 @@ class Image:
                 "create_from_file reads PNG and JPEG only, with JPEG pixels up to 3 levels from MediaPipe's",
                 RuntimeWarning, stacklevel=2,
             )
-        pointer = ctypes.c_void_p()
-        width, height, channels = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
-        error = ctypes.c_void_p()
-        status = _native.lib.visage_image_decode(
-            os.fsencode(file_name), int(decoder == "standard"), ctypes.byref(pointer), ctypes.byref(width), ctypes.byref(height),
-            ctypes.byref(channels), ctypes.byref(error),
-        )
+        decoded, error = _native.VisageImage(), ctypes.c_void_p()
+        coder = _native.Decoder.STANDARD if decoder == "standard" else _native.Decoder.MEDIAPIPE
+        status = _native.lib.visage_image_decode(os.fsencode(file_name), coder, ctypes.byref(decoded), ctypes.byref(error))
         _native.check(status, error)
         try:
-            shape = (height.value, width.value, channels.value)
-            data = np.frombuffer(ctypes.string_at(pointer.value, shape[0] * shape[1] * shape[2]), dtype=np.uint8)
+            shape = (decoded.height, decoded.width, decoded.format)
+            data = np.frombuffer(ctypes.string_at(decoded.pixels, decoded.byte_count), dtype=np.uint8)
         finally:
-            _native.lib.visage_free(pointer.value)
-        formats = {1: ImageFormat.GRAY8, 3: ImageFormat.SRGB, 4: ImageFormat.SRGBA}
-        return cls(formats[shape[2]], data.reshape(shape), copy=False)
+            _native.lib.visage_free(decoded.pixels)
+        formats = {_native.PixelFormat.GRAY8: ImageFormat.GRAY8, _native.PixelFormat.SRGB: ImageFormat.SRGB}
+        return cls(formats.get(decoded.format, ImageFormat.SRGBA), data.reshape(shape), copy=False)
 
     @property
     def width(self) -> int:
