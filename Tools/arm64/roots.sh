@@ -56,15 +56,19 @@ host_tools() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mmdebstrap qemu-user-static >/dev/null
 }
 
-# make_root DIR ARCH PACKAGES [SUITE]: a root of Debian SUITE ($suite unless given) for ARCH
-# with PACKAGES, unless DIR already is one.
+# make_root DIR ARCH PACKAGES [SUITE [VARIANT]]: a root of Debian SUITE ($suite unless given)
+# for ARCH with PACKAGES, unless DIR already is one. VARIANT is mmdebstrap's: apt (the
+# default) installs PACKAGES with their dependencies and runs their scripts (an arm64 root's
+# under emulation, minutes of it); extract only unpacks PACKAGES themselves, for files that
+# are read, never run.
 make_root() { locked "$1.lock" make_root_unlocked "$@"; }
 make_root_unlocked() {
-  local dir=$1 arch=$2 packages=$3 suite=${4:-$suite}
-  if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$arch $packages" ]; then return; fi
+  local dir=$1 arch=$2 packages=$3 suite=${4:-$suite} variant=${5:-apt} stamp="$2 $3"
+  [ "$variant" = apt ] || stamp+=" $variant"
+  if [ -f "$dir/.visage-packages" ] && [ "$(cat "$dir/.visage-packages")" = "$stamp" ]; then return; fi
   locked /var/lock/visage-host-tools.lock host_tools
   # An arm64 root's package scripts run under qemu: registered first, as roots() does.
-  [ "$arch" = amd64 ] || qemu_registered || {
+  [ "$arch" = amd64 ] || [ "$variant" = extract ] || qemu_registered || {
     make_root "$build_root" amd64 "$build_packages"
     locked "$cache/qemu.lock" register_qemu
   }
@@ -73,13 +77,13 @@ make_root_unlocked() {
   start=$(now)
   rm -rf "$dir" "$dir.tmp"
   # sid's Release file carries a Valid-Until date that a registry snapshot may have passed.
-  if ! mmdebstrap --quiet --arch="$arch" --variant=apt --include="$packages" \
+  if ! mmdebstrap --quiet --arch="$arch" --variant="$variant" --include="$packages" \
     --aptopt='Acquire::Check-Valid-Until "false"' "$suite" "$dir.tmp" "$mirror" >&2; then
     rm -rf "$dir.tmp"
     say "mmdebstrap could not make $dir"
     return 1
   fi
-  echo "$arch $packages" >"$dir.tmp/.visage-packages"
+  echo "$stamp" >"$dir.tmp/.visage-packages"
   mv "$dir.tmp" "$dir"
   say "the $arch root took $(($(now) - start)) s"
 }
@@ -132,11 +136,16 @@ relative_links() {
 # Both roots, qemu registered, the target root's links made relative: what every script needs
 # first.
 roots() {
+  build_root_ready
+  make_root "$target_root" arm64 "$target_packages"
+  [ -f "$target_root/.visage-relative-links" ] || locked "$target_root.lock" relative_links "$target_root"
+}
+
+# The build root made and able to resolve the packages, and qemu registered.
+build_root_ready() {
   [ "$(id -u)" -eq 0 ] || { echo "Tools/arm64 needs root (chroot, mount, binfmt_misc)" >&2; exit 1; }
   make_root "$build_root" amd64 "$build_packages"
   locked "$cache/qemu.lock" register_qemu
-  make_root "$target_root" arm64 "$target_packages"
-  [ -f "$target_root/.visage-relative-links" ] || locked "$target_root.lock" relative_links "$target_root"
   locked "$build_root.lock" copy_git_config
 }
 
