@@ -68,18 +68,19 @@ struct TaskConfiguration {
   func landmarkerOptions(
     handler: (@Sendable (FaceLandmarkerResult?, Int, (any Error)?) -> Void)?
   ) throws -> FaceLandmarkerOptions {
-    do { return try settings.landmarkerOptions(models: models, handler: handler) } catch {
-      throw CallError(error.message(in: .python))
-    }
+    try inPython { () throws(OptionError) in try settings.landmarkerOptions(models: models, handler: handler) }
   }
 
   /// The detector's options, in live-stream mode with `handler`.
   func detectorOptions(
     handler: (@Sendable (FaceDetectorResult?, Int, (any Error)?) -> Void)?
   ) throws -> FaceDetectorOptions {
-    do { return try settings.detectorOptions(models: models, handler: handler) } catch {
-      throw CallError(error.message(in: .python))
-    }
+    try inPython { () throws(OptionError) in try settings.detectorOptions(models: models, handler: handler) }
+  }
+
+  /// Runs `body`; an option it refuses is a `CallError` (Python's ValueError) in Python's names.
+  private func inPython<T>(_ body: () throws(OptionError) -> T) throws -> T {
+    do { return try body() } catch { throw CallError(error.message(in: .python)) }
   }
 
   private static func text(_ object: [String: JSONScalar], _ key: String) throws -> String {
